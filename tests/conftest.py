@@ -1,0 +1,98 @@
+"""Shared fixtures: the repository's notebooks, the book built once per test run, a browser."""
+import contextlib
+import functools
+import http.server
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+from filelock import FileLock
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# Flags this sandboxed, offline machine needs (see DESIGN.md).
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+def toc_files():
+    """Every file named in _toc.yml, in reading order (without extension)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        files += [chapter["file"] for chapter in part["chapters"]]
+    return files
+
+
+def read_notebook(path):
+    return nbformat.read(path, as_version=4)
+
+
+def notebook_title(notebook):
+    first = notebook.cells[0].source.splitlines()[0]
+    return first[2:].strip() if first.startswith("# ") else None
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory, worker_id):
+    """Build the book once (shared by xdist workers) into a temporary folder; return its html dir."""
+    base = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        base = base.parent
+    out, log = base / "book", base / "book-build.log"
+    with FileLock(str(base / "book.lock")):
+        if not (out / "_build" / "html" / "index.html").exists():
+            result = subprocess.run(
+                [str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT), "--path-output", str(out),
+                 "-W", "-n", "--keep-going"], capture_output=True, text=True)
+            log.write_text(result.stdout + result.stderr)
+            if result.returncode != 0:
+                shutil.rmtree(out / "_build" / "html", ignore_errors=True)
+    if not (out / "_build" / "html" / "index.html").exists():
+        pytest.fail("book build failed:\n" + log.read_text()[-5000:])
+    return out / "_build" / "html"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory):
+    """Serve `directory` on 127.0.0.1 (a free port) for the duration of the block."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if CHROMIUM is None:
+        pytest.skip("skipped: no browser (install Debian's chromium, or run `make browser` as root)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts():
+    """A folder for files a person looks at after the run (screenshots)."""
+    folder = ROOT / "_build" / "test-artifacts"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -1,0 +1,51 @@
+"""The book builds with warnings as errors, and every _toc.yml entry became a complete page."""
+import re
+
+import pytest
+
+from conftest import ROOT, notebook_title, read_notebook, toc_files
+
+
+def page_title(entry):
+    path = ROOT / (entry + ".ipynb")
+    if path.exists():
+        return notebook_title(read_notebook(path))
+    first = (ROOT / (entry + ".md")).read_text().splitlines()[0]
+    return first.lstrip("# ").strip()
+
+
+@pytest.mark.parametrize("entry", toc_files())
+def test_page_built_with_title(built_book, entry):
+    page = built_book / (entry + ".html")
+    assert page.exists(), f"no page for {entry}"
+    html = page.read_text()
+    headings = [h for h in re.findall(r"<h1>(.*?)</h1>", html, re.S) if "headerlink" in h]
+    assert headings, "page has no title heading"
+    text = re.sub(r"<[^>]+>", "", headings[0].split('<a class="headerlink"')[0]).strip()
+    assert text == page_title(entry)
+
+
+@pytest.mark.parametrize("entry", [e for e in toc_files() if e.startswith("notebooks/")])
+def test_chapter_has_math_and_figures(built_book, entry):
+    page = built_book / (entry + ".html")
+    html = page.read_text()
+    assert 'class="math notranslate nohighlight"' in html, "no math on the page"
+    images = re.findall(r'<img[^>]+src="(\.\./_images/[^"]+)"', html)
+    assert images, "no figures on the page"
+    for src in images:
+        assert (page.parent / src).resolve().exists(), f"missing image {src}"
+    assert 'class="interactive-figure"' in html, "no kernel-free interactive figure"
+
+
+def test_math_and_widgets_served_locally(built_book):
+    intro = (built_book / "book" / "intro.html").read_text()
+    assert re.search(r'src="\.\./_static/mathjax/tex-chtml\.js', intro), "MathJax is not served from the site"
+    assert (built_book / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()
+    for page in built_book.rglob("*.html"):
+        html = page.read_text()
+        assert "cdn.jsdelivr.net" not in html and "html-manager" not in html, page.name
+
+
+def test_bibliography_rendered(built_book):
+    html = (built_book / "book" / "references.html").read_text()
+    assert "layer normalization" in html.lower() and "batch normalization" in html.lower()

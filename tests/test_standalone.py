@@ -1,0 +1,33 @@
+"""Notebooks run alone, as Colab opens them: they import only what Colab preinstalls.
+
+Execution in isolation is covered by nbval, which `make test` runs on copies of the notebooks,
+each alone in an empty folder (so an import of a repository file or a relative path fails).
+"""
+import ast
+import sys
+
+import pytest
+
+from conftest import NOTEBOOKS, read_notebook
+
+RUNTIME = {"numpy", "torch", "matplotlib", "ipywidgets", "IPython", "PIL"}
+
+
+def imported_modules(source):
+    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                yield "." * node.level + (node.module or "")
+            else:
+                yield node.module.split(".")[0]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_only_runtime_imports(path):
+    notebook = read_notebook(path)
+    modules = {m for cell in notebook.cells if cell.cell_type == "code" for m in imported_modules(cell.source)}
+    foreign = sorted(m for m in modules if m not in RUNTIME and m not in sys.stdlib_module_names)
+    assert not foreign, f"imports beyond Colab's preinstalled packages: {foreign}"
