@@ -3,14 +3,16 @@
 # Installs it when run as root with apt-get; otherwise says how, and those tests report
 # "skipped: no browser".
 set -euo pipefail
-if command -v chromium >/dev/null 2>&1; then
-    exit 0
-fi
+for browser in chromium chromium-browser google-chrome; do
+    if command -v "$browser" >/dev/null 2>&1; then
+        exit 0
+    fi
+done
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "Installing Chromium for the browser tests (apt-get install chromium chromium-driver) ..."
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
 else
-    echo "No chromium found: browser tests will be skipped."
+    echo "No Chromium found: the browser tests will be skipped."
     echo "Install it (Debian/Ubuntu: sudo apt-get install chromium) to run them."
 fi

@@ -73,3 +73,9 @@ def test_chapter_has_an_interactive_figure(path):
         html = [o for o in cell.outputs if "text/html" in o.get("data", {})]
         assert html and 'class="interactive-figure"' in html[0]["data"]["text/html"], \
             "the stored output lacks the kernel-free fallback"
+
+
+def test_colab_badges_match_repository_setting():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "badges.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr

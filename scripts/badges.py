@@ -1,0 +1,46 @@
+"""Write the "Open in Colab" badge under each notebook's title, from _config.yml's repository.
+
+The badge is its own markdown cell tagged `remove-cell`: Colab, JupyterLab and GitHub show it,
+while the book (which has launch buttons, and must not load outside images) leaves it out.
+`--check` only reports notebooks whose badge is missing or stale.
+"""
+import sys
+from pathlib import Path
+
+import nbformat
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+TAG = "colab-badge"
+BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
+
+
+def badge_source(notebook_name):
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    path = repository["url"].removeprefix("https://github.com/").rstrip("/")
+    link = f"https://colab.research.google.com/github/{path}/blob/{repository['branch']}/notebooks/{notebook_name}"
+    return f"[![Open In Colab]({BADGE_IMAGE})]({link})"
+
+
+def main(check: bool) -> int:
+    stale = []
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        wanted = badge_source(path.name)
+        cells = [c for c in notebook.cells if TAG in c.metadata.get("tags", [])]
+        if len(cells) == 1 and cells[0].source == wanted and notebook.cells[1] is cells[0]:
+            continue
+        if check:
+            stale.append(path.name)
+            continue
+        notebook.cells = [c for c in notebook.cells if TAG not in c.metadata.get("tags", [])]
+        notebook.cells.insert(1, nbformat.v4.new_markdown_cell(wanted, metadata={"tags": ["remove-cell", TAG]}))
+        nbformat.write(notebook, path)
+        print(f"badge written to {path.name}")
+    for name in stale:
+        print(f"{name}: Colab badge missing or out of date; run `make badges`")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main("--check" in sys.argv))
