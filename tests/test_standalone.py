@@ -31,3 +31,24 @@ def test_only_runtime_imports(path):
     modules = {m for cell in notebook.cells if cell.cell_type == "code" for m in imported_modules(cell.source)}
     foreign = sorted(m for m in modules if m not in RUNTIME and m not in sys.stdlib_module_names)
     assert not foreign, f"imports beyond Colab's preinstalled packages: {foreign}"
+
+
+# Standard-library names added in Python 3.11 or later; the notebooks support 3.10+.
+NEWER_THAN_310 = {"tomllib", "ExceptionGroup", "BaseExceptionGroup", "StrEnum", "Self", "LiteralString",
+                  "TaskGroup", "reveal_type", "assert_never", "Never", "UTC", "batched", "override"}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_python_310_compatible(path):
+    notebook = read_notebook(path)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        source = "\n".join(l for l in cell.source.splitlines() if not l.lstrip().startswith(("%", "!")))
+        tree = ast.parse(source, feature_version=(3, 10))  # rejects except*, and other newer syntax
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        names |= {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                  for a in n.names}
+        names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert not names & NEWER_THAN_310, f"uses {names & NEWER_THAN_310}, newer than Python 3.10"
