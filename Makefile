@@ -40,11 +40,12 @@ browser:
 	@bash scripts/ensure_browser.sh
 
 # nbval (strict) runs each notebook alone in an empty folder, as Colab would open it.
+# Two notebooks run at once, so each kernel gets one thread (two would oversubscribe 2 cores).
 test: $(STAMP) data browser
 	$(BIN)/python scripts/fetch_mathjax.py
 	rm -rf _build/standalone
 	for nb in notebooks/*.ipynb; do d=_build/standalone/$$(basename $$nb .ipynb); mkdir -p $$d; cp $$nb $$d/; done
-	MNIST_DIR=$(CURDIR)/data/mnist $(BIN)/python -m pytest $(PYTEST_FLAGS) \
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python -m pytest $(PYTEST_FLAGS) \
 		--nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg tests _build/standalone
 
 execute: $(STAMP) data

@@ -1,4 +1,5 @@
 """The instructor pipeline: exercise metadata, student versions, and a real nbgrader round."""
+import os
 import re
 import shutil
 import subprocess
@@ -98,9 +99,12 @@ def test_student_versions_hold_no_solutions(student_dir):
 
 
 def nbgrader(course, *args):
+    # nbgrader runs `alembic` from PATH, so the environment's scripts must be on it.
+    env = dict(os.environ, PATH=str(Path(NBGRADER).parent) + os.pathsep + os.environ.get("PATH", ""))
     result = subprocess.run(
         [NBGRADER, *args, f"--CourseDirectory.root={course}",
-         f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db"], capture_output=True, text=True, cwd=course)
+         f"--CourseDirectory.db_url=sqlite:///{course}/gradebook.db"], capture_output=True, text=True,
+        cwd=course, env=env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 
 
