@@ -10,6 +10,8 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from notebook_code import update_chapters
+
 ROOT = Path(__file__).resolve().parent.parent
 TAG = "colab-badge"
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
@@ -22,24 +24,23 @@ def badge_source(notebook_name):
     return f"[![Open In Colab]({BADGE_IMAGE})]({link})"
 
 
+def place_badge(notebook, path):
+    """Put the badge as the second cell; return whether anything changed."""
+    wanted = badge_source(path.name)
+    cells = [c for c in notebook.cells if TAG in c.metadata.get("tags", [])]
+    if len(cells) == 1 and cells[0].source == wanted and notebook.cells[1] is cells[0]:
+        return False
+    notebook.cells = [c for c in notebook.cells if TAG not in c.metadata.get("tags", [])]
+    notebook.cells.insert(1, nbformat.v4.new_markdown_cell(wanted, metadata={"tags": ["remove-cell", TAG]}))
+    return True
+
+
 def main(check: bool) -> int:
-    stale = []
-    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        notebook = nbformat.read(path, as_version=4)
-        wanted = badge_source(path.name)
-        cells = [c for c in notebook.cells if TAG in c.metadata.get("tags", [])]
-        if len(cells) == 1 and cells[0].source == wanted and notebook.cells[1] is cells[0]:
-            continue
-        if check:
-            stale.append(path.name)
-            continue
-        notebook.cells = [c for c in notebook.cells if TAG not in c.metadata.get("tags", [])]
-        notebook.cells.insert(1, nbformat.v4.new_markdown_cell(wanted, metadata={"tags": ["remove-cell", TAG]}))
-        nbformat.write(notebook, path)
-        print(f"badge written to {path.name}")
-    for name in stale:
-        print(f"{name}: Colab badge missing or out of date; run `make badges`")
-    return 1 if stale else 0
+    changed = update_chapters(place_badge, write=not check)
+    for name in changed:
+        print(f"{name}: Colab badge missing or out of date; run `make badges`" if check
+              else f"badge written to {name}")
+    return 1 if check and changed else 0
 
 
 if __name__ == "__main__":

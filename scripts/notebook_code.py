@@ -1,10 +1,14 @@
-"""Run one tagged code cell of a notebook outside Jupyter.
+"""Small notebook utilities shared by the scripts and tests.
 
 The MNIST loader lives in a cell of notebooks/07-mnist.ipynb tagged "mnist-loader"; the loader
 tests and scripts/fetch_mnist.py execute that very cell, so the notebook stays its one source.
 """
 import json
 from pathlib import Path
+
+import nbformat
+
+CHAPTERS = Path(__file__).resolve().parent.parent / "notebooks"
 
 
 def cell_source(notebook, tag):
@@ -22,3 +26,18 @@ def exec_cell(notebook, tag):
     namespace = {"__name__": f"notebook_cell_{tag.replace('-', '_')}"}
     exec(compile(cell_source(notebook, tag), f"{Path(notebook).name}[{tag}]", "exec"), namespace)
     return namespace
+
+
+def update_chapters(update, write):
+    """Apply `update(notebook, path) -> changed` to every chapter; save the changed ones if `write`.
+
+    Returns the names of the chapters that needed a change.
+    """
+    changed = []
+    for path in sorted(CHAPTERS.glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        if update(notebook, path):
+            changed.append(path.name)
+            if write:
+                nbformat.write(notebook, path)
+    return changed

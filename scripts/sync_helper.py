@@ -6,35 +6,26 @@ this file is its single source.  `--check` only reports notebooks that are out o
 import sys
 from pathlib import Path
 
-import nbformat
+from notebook_code import update_chapters
 
-ROOT = Path(__file__).resolve().parent.parent
+SOURCE = Path(__file__).resolve().parent / "interactive_figure.py"
 TAG = "interactive-figure-helper"
 
 
-def helper_source() -> str:
-    return (ROOT / "scripts" / "interactive_figure.py").read_text().rstrip("\n")
-
-
-def helper_cells(notebook):
-    return [c for c in notebook.cells if TAG in c.get("metadata", {}).get("tags", [])]
+def sync(notebook, _path):
+    source = SOURCE.read_text().rstrip("\n")
+    cells = [c for c in notebook.cells if TAG in c.get("metadata", {}).get("tags", []) and c.source != source]
+    for cell in cells:
+        cell.source = source
+    return bool(cells)
 
 
 def main(check: bool) -> int:
-    source, stale = helper_source(), []
-    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        notebook = nbformat.read(path, as_version=4)
-        cells = [c for c in helper_cells(notebook) if c.source != source]
-        if cells and check:
-            stale.append(path.name)
-        elif cells:
-            for cell in cells:
-                cell.source = source
-            nbformat.write(notebook, path)
-            print(f"updated {path.name} (re-run `make execute` to refresh its outputs)")
-    for name in stale:
-        print(f"{name}: interactive-figure helper differs from scripts/interactive_figure.py; run `make sync-helper`")
-    return 1 if stale else 0
+    changed = update_chapters(sync, write=not check)
+    for name in changed:
+        print(f"{name}: interactive-figure helper differs from scripts/interactive_figure.py; run `make sync-helper`"
+              if check else f"updated {name} (re-run `make execute` to refresh its outputs)")
+    return 1 if check and changed else 0
 
 
 if __name__ == "__main__":
