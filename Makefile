@@ -8,7 +8,8 @@ STAMP := $(VENV)/.installed
 BOOK_FLAGS := -W -n --keep-going
 PYTEST_FLAGS := -n 2 --dist loadfile -p no:cacheprovider
 
-.PHONY: help book test execute clean lab data student bench badges sync-helper browser venv
+.PHONY: help book test execute clean lab data student bench badges sync-helper browser venv \
+	test-colab test-latest format
 
 help:
 	@echo "make book     build the HTML book into _build/html"
@@ -19,6 +20,9 @@ help:
 	@echo "make student  write student versions and a zip into _build/student"
 	@echo "make bench    print notebook run times and training throughput"
 	@echo "make badges   rewrite the Open-in-Colab badges from _config.yml's repository setting"
+	@echo "make test-colab PY=python3.13   the Colab-stack test on another Python (slow: CUDA torch)"
+	@echo "make test-latest                every chapter on the newest releases"
+	@echo "make format   format scripts, tests and the notebooks' code cells (ruff)"
 	@echo "make clean    remove build products"
 
 venv: $(STAMP)
@@ -28,8 +32,15 @@ $(STAMP): requirements.txt
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
+# Colab's package set (tests/colab-requirements.txt): every chapter also runs alone in it.
+COLAB_VENV := .venv-colab
+$(COLAB_VENV)/.installed: tests/colab-requirements.txt
+	test -x $(COLAB_VENV)/bin/python || $(PYTHON) -m venv $(COLAB_VENV)
+	$(COLAB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(COLAB_VENV)/bin/python -m pip install --quiet -r tests/colab-requirements.txt
+	touch $@
+
 book: $(STAMP)
-	$(BIN)/python scripts/fetch_mathjax.py
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 	@echo "Book built: open _build/html/index.html"
 
@@ -41,12 +52,32 @@ browser:
 
 # nbval (strict) runs each notebook alone in an empty folder, as Colab would open it.
 # Two notebooks run at once, so each kernel gets one thread (two would oversubscribe 2 cores).
-test: $(STAMP) data browser
-	$(BIN)/python scripts/fetch_mathjax.py
+test: $(STAMP) $(COLAB_VENV)/.installed data browser
 	rm -rf _build/standalone
 	for nb in notebooks/*.ipynb; do d=_build/standalone/$$(basename $$nb .ipynb); mkdir -p $$d; cp $$nb $$d/; done
-	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python -m pytest $(PYTEST_FLAGS) \
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 \
+		STANDALONE_PYTHON=$(CURDIR)/$(COLAB_VENV)/bin/python $(BIN)/python -m pytest $(PYTEST_FLAGS) \
 		--nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg tests _build/standalone
+
+# Opt-in: the Colab-stack test on another Python. torch 2.13.0 then comes from the package
+# registry with its CUDA packages (several GB, slow).
+PY ?= python3.13
+test-colab: $(STAMP) data
+	test -x .venv-colab-$(PY)/bin/python || $(PY) -m venv .venv-colab-$(PY)
+	.venv-colab-$(PY)/bin/python -m pip install --quiet -r tests/colab-requirements.txt
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/.venv-colab-$(PY)/bin/python \
+		$(BIN)/python -m pytest $(PYTEST_FLAGS) -v tests/test_colab_stack.py
+
+# Opt-in: every chapter on the newest releases (a fresh environment each time).
+test-latest: $(STAMP) data
+	rm -rf .venv-latest && $(PYTHON) -m venv .venv-latest
+	.venv-latest/bin/python -m pip install --quiet --upgrade -r tests/latest-requirements.txt
+	.venv-latest/bin/python -m pip list 2>/dev/null | grep -iE '^(numpy|torch|matplotlib|pillow|ipywidgets|ipykernel|ipython|numba) '
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/.venv-latest/bin/python \
+		$(BIN)/python -m pytest $(PYTEST_FLAGS) -v tests/test_colab_stack.py
+
+format: $(STAMP)
+	$(BIN)/ruff format scripts tests book/_ext notebooks
 
 execute: $(STAMP) data
 	MNIST_DIR=$(CURDIR)/data/mnist $(BIN)/python scripts/execute_notebooks.py $(NB)

@@ -3,6 +3,7 @@
 Execution in isolation is covered by nbval, which `make test` runs on copies of the notebooks,
 each alone in an empty folder (so an import of a repository file or a relative path fails).
 """
+
 import ast
 import sys
 
@@ -10,11 +11,14 @@ import pytest
 
 from conftest import NOTEBOOKS, read_notebook
 
-RUNTIME = {"numpy", "torch", "matplotlib", "ipywidgets", "IPython", "PIL"}
+# What Colab preinstalls and the chapters may import (numba: chapter 09's kernels).
+RUNTIME = {"numpy", "torch", "matplotlib", "ipywidgets", "IPython", "PIL", "numba"}
 
 
 def imported_modules(source):
-    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    lines = [
+        line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))
+    ]
     for node in ast.walk(ast.parse("\n".join(lines))):
         if isinstance(node, ast.Import):
             yield from (alias.name.split(".")[0] for alias in node.names)
@@ -28,14 +32,34 @@ def imported_modules(source):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_only_runtime_imports(path):
     notebook = read_notebook(path)
-    modules = {m for cell in notebook.cells if cell.cell_type == "code" for m in imported_modules(cell.source)}
-    foreign = sorted(m for m in modules if m not in RUNTIME and m not in sys.stdlib_module_names)
+    modules = {
+        m
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for m in imported_modules(cell.source)
+    }
+    foreign = sorted(
+        m for m in modules if m not in RUNTIME and m not in sys.stdlib_module_names
+    )
     assert not foreign, f"imports beyond Colab's preinstalled packages: {foreign}"
 
 
 # Standard-library names added in Python 3.11 or later; the notebooks support 3.10+.
-NEWER_THAN_310 = {"tomllib", "ExceptionGroup", "BaseExceptionGroup", "StrEnum", "Self", "LiteralString",
-                  "TaskGroup", "reveal_type", "assert_never", "Never", "UTC", "batched", "override"}
+NEWER_THAN_310 = {
+    "tomllib",
+    "ExceptionGroup",
+    "BaseExceptionGroup",
+    "StrEnum",
+    "Self",
+    "LiteralString",
+    "TaskGroup",
+    "reveal_type",
+    "assert_never",
+    "Never",
+    "UTC",
+    "batched",
+    "override",
+}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -44,11 +68,104 @@ def test_python_310_compatible(path):
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
-        source = "\n".join(l for l in cell.source.splitlines() if not l.lstrip().startswith(("%", "!")))
-        tree = ast.parse(source, feature_version=(3, 10))  # rejects except*, and other newer syntax
+        source = "\n".join(
+            l for l in cell.source.splitlines() if not l.lstrip().startswith(("%", "!"))
+        )
+        tree = ast.parse(
+            source, feature_version=(3, 10)
+        )  # rejects except*, and other newer syntax
         names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-        names |= {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-                  for a in n.names}
-        names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-        assert not names & NEWER_THAN_310, f"uses {names & NEWER_THAN_310}, newer than Python 3.10"
+        names |= {
+            a.name.split(".")[0]
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in n.names
+        }
+        names |= {
+            n.module
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and n.module
+        }
+        assert not names & NEWER_THAN_310, (
+            f"uses {names & NEWER_THAN_310}, newer than Python 3.10"
+        )
+
+
+# NumPy names removed in 2.0 (and deprecated ones that warn): a chapter using one fails or
+# warns on some supported NumPy. Newer deprecations are caught by the Colab-stack and
+# newest-release runs, which fail on any DeprecationWarning printed.
+REMOVED_IN_NUMPY_2 = {
+    "float_",
+    "complex_",
+    "product",
+    "cumproduct",
+    "alltrue",
+    "sometrue",
+    "round_",
+    "Inf",
+    "Infinity",
+    "NaN",
+    "NINF",
+    "PINF",
+    "NZERO",
+    "PZERO",
+    "infty",
+    "asfarray",
+    "trapz",
+    "in1d",
+    "row_stack",
+    "msort",
+    "find_common_type",
+    "cast",
+    "source",
+    "lookfor",
+    "who",
+    "safe_eval",
+    "set_string_function",
+    "deprecate",
+    "byte_bounds",
+    "compare_chararrays",
+    "format_parser",
+    "issubclass_",
+    "maximum_sctype",
+    "obj2sctype",
+    "sctype2char",
+    "sctypes",
+    "issctype",
+    "mat",
+    "recfromcsv",
+    "recfromtxt",
+    "tracemalloc_domain",
+    "unicode_",
+    "string_",
+    "longfloat",
+    "singlecomplex",
+    "cfloat",
+    "longcomplex",
+    "clongfloat",
+    "disp",
+    "geterrobj",
+    "seterrobj",
+    "add_newdoc_ufunc",
+}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_numpy_api_removed_in_numpy_2(path):
+    used = set()
+    for cell in read_notebook(path).cells:
+        if cell.cell_type != "code":
+            continue
+        source = "\n".join(
+            l for l in cell.source.splitlines() if not l.lstrip().startswith(("%", "!"))
+        )
+        for node in ast.walk(ast.parse(source)):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in ("np", "numpy")
+                and node.attr in REMOVED_IN_NUMPY_2
+            ):
+                used.add(f"np.{node.attr}")
+    assert not used, f"uses NumPy API removed or deprecated in NumPy 2: {sorted(used)}"

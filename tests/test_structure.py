@@ -1,4 +1,5 @@
 """Structure of the repository and of every notebook (fast checks, no execution)."""
+
 import re
 import subprocess
 import sys
@@ -7,7 +8,9 @@ import pytest
 
 from conftest import NOTEBOOKS, ROOT, notebook_title, read_notebook, toc_files
 
-MACHINE_PATH = re.compile(r"(/home/|/root/|/work/|/tmp/|/Users/|[A-Z]:\\\\Users|site-packages)")
+MACHINE_PATH = re.compile(
+    r"(/home/|/root/|/work/|/tmp/|/Users/|[A-Z]:\\\\Users|site-packages)"
+)
 
 
 def test_there_are_chapters():
@@ -23,7 +26,9 @@ def test_every_toc_entry_exists():
 def test_every_notebook_is_in_toc():
     entries = set(toc_files())
     for path in NOTEBOOKS:
-        assert f"notebooks/{path.stem}" in entries, f"{path.name} is missing from _toc.yml"
+        assert f"notebooks/{path.stem}" in entries, (
+            f"{path.name} is missing from _toc.yml"
+        )
 
 
 def test_notebook_names():
@@ -36,46 +41,172 @@ def test_notebook_is_executed_and_clean(path):
     notebook = read_notebook(path)
     assert notebook_title(notebook), "the first cell must start with '# Title'"
     assert notebook.metadata.kernelspec.name == "python3"
-    assert "widgets" not in notebook.metadata, "widget state is stored (run `make execute`)"
+    assert "widgets" not in notebook.metadata, (
+        "widget state is stored (run `make execute`)"
+    )
     code = [c for c in notebook.cells if c.cell_type == "code"]
-    assert [c.execution_count for c in code] == list(range(1, len(code) + 1)), \
+    assert [c.execution_count for c in code] == list(range(1, len(code) + 1)), (
         "execution counts are not 1..n: re-run with `make execute`"
+    )
     for cell in code:
         for output in cell.outputs:
-            assert output.output_type != "error", f"stored error in cell {cell.execution_count}"
-            text = str(output.get("text", "")) + str(output.get("data", {}).get("text/plain", ""))
-            assert not MACHINE_PATH.search(text), f"machine path in output of cell {cell.execution_count}"
+            assert output.output_type != "error", (
+                f"stored error in cell {cell.execution_count}"
+            )
+            text = str(output.get("text", "")) + str(
+                output.get("data", {}).get("text/plain", "")
+            )
+            assert not MACHINE_PATH.search(text), (
+                f"machine path in output of cell {cell.execution_count}"
+            )
 
 
 def test_no_checkpoints_or_caches_committed():
-    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
-                             check=True).stdout.splitlines()
-    bad = [f for f in tracked if re.search(r"(\.ipynb_checkpoints|__pycache__|\.pytest_cache|^_build/|^data/)", f)]
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    bad = [
+        f
+        for f in tracked
+        if re.search(
+            r"(\.ipynb_checkpoints|__pycache__|\.pytest_cache|^_build/|^data/)", f
+        )
+    ]
     assert not bad, bad
 
 
 def test_interactive_figure_helper_in_sync():
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "sync_helper.py"), "--check"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "sync_helper.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_chapter_has_an_interactive_figure(path):
     notebook = read_notebook(path)
-    helper = [c for c in notebook.cells if "interactive-figure-helper" in c.metadata.get("tags", [])]
+    helper = [
+        c
+        for c in notebook.cells
+        if "interactive-figure-helper" in c.metadata.get("tags", [])
+    ]
     assert len(helper) == 1, "each chapter defines the interactive-figure helper once"
-    used = [c for c in notebook.cells if c.cell_type == "code" and "interactive_figure(" in c.source
-            and c is not helper[0]]
+    used = [
+        c
+        for c in notebook.cells
+        if c.cell_type == "code"
+        and "interactive_figure(" in c.source
+        and c is not helper[0]
+    ]
     assert used, "no interactive figure"
     for cell in used:
-        assert cell.source.startswith("# NBVAL_IGNORE_OUTPUT"), "widget cells must ignore their output"
+        assert "nbval-ignore-output" in cell.metadata.get("tags", []), (
+            "widget cells must carry the nbval-ignore-output tag"
+        )
         html = [o for o in cell.outputs if "text/html" in o.get("data", {})]
-        assert html and 'class="interactive-figure"' in html[0]["data"]["text/html"], \
+        assert html and 'class="interactive-figure"' in html[0]["data"]["text/html"], (
             "the stored output lacks the kernel-free fallback"
+        )
 
 
 def test_colab_badges_match_repository_setting():
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "badges.py"), "--check"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "badges.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+LINE_LIMIT = 88
+
+
+def _code_cells(notebook):
+    return [c for c in notebook.cells if c.cell_type == "code"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_code_and_printed_lines_fit_the_column(path):
+    """Code lines and printed output lines are at most 88 characters (`make format`)."""
+    long_lines = []
+    for cell in _code_cells(read_notebook(path)):
+        for line in cell.source.splitlines():
+            if len(line) > LINE_LIMIT:
+                long_lines.append(f"cell {cell.execution_count} code: {line[:60]}...")
+        for output in cell.outputs:
+            text = (
+                output.get("text", "")
+                if output.output_type == "stream"
+                else output.get("data", {}).get("text/plain", "")
+            )
+            if "text/html" in output.get("data", {}):
+                continue  # rich outputs (tables, figures) are laid out by the browser
+            for line in str(text).splitlines():
+                if len(line) > LINE_LIMIT:
+                    long_lines.append(
+                        f"cell {cell.execution_count} output: {line[:60]}..."
+                    )
+    assert not long_lines, "\n".join(long_lines)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_test_tooling_in_the_text(path):
+    """Test markers are cell tags, never comments or prose the reader sees."""
+    for cell in read_notebook(path).cells:
+        assert "NBVAL" not in cell.source, f"NBVAL marker in: {cell.source[:80]!r}"
+
+
+def _is_static_figure(cell):
+    return any(
+        "image/png" in o.get("data", {}) and "text/html" not in o.get("data", {})
+        for o in cell.get("outputs", [])
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_static_figure_is_numbered_captioned_and_described(path):
+    notebook = read_notebook(path)
+    prose = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+    for cell in filter(_is_static_figure, _code_cells(notebook)):
+        meta = cell.metadata.get("mystnb", {})
+        figure, image = meta.get("figure", {}), meta.get("image", {})
+        where = f"figure in cell {cell.execution_count}"
+        assert figure.get("caption") and figure.get("name"), (
+            f"{where} has no caption/name"
+        )
+        assert len(image.get("alt", "")) > 15, f"{where} has no real alt text"
+        assert f"{{numref}}`{figure['name']}`" in prose, (
+            f"{where} ({figure['name']}) is never referenced with {{numref}}"
+        )
+        images = sum("image/png" in o.get("data", {}) for o in cell.outputs)
+        assert images == 1, f"{where} shows {images} images; one figure per cell"
+
+
+EXERCISE = re.compile(r"^#{2,4} Exercise[^\n]*\((\d+) points?\)", re.M)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_exercise_heading_shows_its_points(path):
+    notebook = read_notebook(path)
+    current, totals, headings = None, {}, []
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and re.search(
+            r"^#{2,4} Exercise", cell.source, re.M
+        ):
+            match = EXERCISE.search(cell.source)
+            assert match, (
+                f"exercise heading without points: {cell.source.splitlines()[0]}"
+            )
+            current = cell.source.splitlines()[0]
+            headings.append((current, int(match.group(1))))
+            totals[current] = 0
+        grading = cell.metadata.get("nbgrader", {})
+        if grading.get("grade") and current is not None:
+            totals[current] += grading.get("points", 0)
+    assert len(headings) >= 3, "a chapter has at least three exercises"
+    for heading, points in headings:
+        assert totals[heading] == points, (
+            f"{heading}: heading says {points}, cells give {totals[heading]}"
+        )

@@ -1,0 +1,81 @@
+"""Run one chapter alone in an empty folder with this interpreter's packages.
+
+Usage: python scripts/run_standalone.py notebooks/NN-name.ipynb
+
+Used by tests/test_colab_stack.py with the Colab-stack and newest-release environments
+(`make test`, `make test-colab`, `make test-latest`). The notebook is executed top to bottom
+in a kernel of this very interpreter; it fails on any error (other than in cells tagged
+`raises-exception`) and on any DeprecationWarning or FutureWarning printed in an output.
+Prints the run time.
+"""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+WARNINGS = ("DeprecationWarning", "FutureWarning")
+
+
+def output_text(output):
+    text = output.get("text", "")
+    data = output.get("data", {})
+    return "".join(text) + "".join(data.get("text/plain", ""))
+
+
+def main(path):
+    path = Path(path).resolve()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder, kernels = Path(tmp) / "chapter", Path(tmp) / "kernels" / "standalone"
+        folder.mkdir()
+        kernels.mkdir(parents=True)
+        shutil.copy(path, folder)
+        spec = {
+            "argv": [
+                sys.executable,
+                "-Xfrozen_modules=off",
+                "-m",
+                "ipykernel_launcher",
+                "-f",
+                "{connection_file}",
+            ],
+            "display_name": "standalone",
+            "language": "python",
+        }
+        (kernels / "kernel.json").write_text(json.dumps(spec))
+        os.environ["JUPYTER_PATH"] = tmp
+        notebook = nbformat.read(folder / path.name, as_version=4)
+        client = NotebookClient(
+            notebook,
+            timeout=1800,
+            kernel_name="standalone",
+            resources={"metadata": {"path": str(folder)}},
+        )
+        start = time.perf_counter()
+        try:
+            client.execute()
+        except CellExecutionError as error:
+            sys.exit(f"{path.name}: a cell failed\n{str(error)[-3000:]}")
+        seconds = time.perf_counter() - start
+    problems = [
+        f"cell {cell.execution_count}: {line.strip()[:200]}"
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        for line in output_text(output).splitlines()
+        if any(w in line for w in WARNINGS)
+    ]
+    if problems:
+        sys.exit(f"{path.name}: warnings printed\n" + "\n".join(problems))
+    print(f"{path.name}: ran in {seconds:.1f} s with Python {sys.version.split()[0]}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,30 @@
+"""Every chapter runs alone on Colab's package set (ipywidgets 7.7, IPython 7.34, numpy 2.1).
+
+`make test` builds that environment once (.venv-colab, from tests/colab-requirements.txt)
+and passes its interpreter in STANDALONE_PYTHON; `make test-colab PY=python3.13` and
+`make test-latest` run the same test with other environments. Outputs are not compared
+(versions change digits); the notebooks' own assertions must hold, and no error,
+DeprecationWarning or FutureWarning may appear.
+"""
+
+import os
+import subprocess
+
+import pytest
+
+from conftest import NOTEBOOKS, ROOT
+
+PYTHON = os.environ.get("STANDALONE_PYTHON")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapter_runs_alone_on_other_package_set(path):
+    if not PYTHON:
+        pytest.skip("skipped: STANDALONE_PYTHON not set (`make test` sets it)")
+    result = subprocess.run(
+        [PYTHON, str(ROOT / "scripts" / "run_standalone.py"), str(path)],
+        capture_output=True,
+        text=True,
+    )
+    print(result.stdout)
+    assert result.returncode == 0, result.stdout + result.stderr[-4000:]
