@@ -6,10 +6,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BOOK_FLAGS := -W -n --keep-going
-PYTEST_FLAGS := -n 2 --dist loadfile -p no:cacheprovider
+PYTEST_FLAGS := -n 2 --dist loadgroup -p no:cacheprovider
 
 .PHONY: help book test execute clean lab data student bench badges sync-helper browser venv \
-	test-colab test-latest format
+	test-colab test-latest format check-submissions
 
 help:
 	@echo "make book     build the HTML book into _build/html"
@@ -17,7 +17,7 @@ help:
 	@echo "make execute  re-run every notebook in place in a fresh kernel (NB=notebooks/x.ipynb for one)"
 	@echo "make lab      open JupyterLab on the notebooks"
 	@echo "make data     fetch and verify MNIST into data/mnist"
-	@echo "make student  write student versions and a zip into _build/student"
+	@echo "make student  write student hand-outs (and nbgrader sources) into _build/"
 	@echo "make bench    print notebook run times and training throughput"
 	@echo "make badges   rewrite the Open-in-Colab badges from _config.yml's repository setting"
 	@echo "make test-colab PY=python3.13   the Colab-stack test on another Python (slow: CUDA torch)"
@@ -87,6 +87,9 @@ lab: $(STAMP)
 
 student: $(STAMP)
 	$(BIN)/python scripts/make_student.py
+
+check-submissions: $(STAMP)
+	$(BIN)/python scripts/check_submissions.py $(RELEASED) $(SUBMITTED)
 
 bench: $(STAMP) data
 	$(BIN)/python scripts/bench.py

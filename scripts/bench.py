@@ -1,9 +1,10 @@
-"""Benchmark: each notebook's execution time, and MNIST training throughput per configuration.
+"""Benchmark: each notebook's execution time, and the measurements chapters publish.
 
 Runs copies of the notebooks (the stored ones are not touched), one at a time in fresh kernels,
 and prints a table. A benchmark, not a test: it asserts nothing, so compare its figures over time.
 Usage: python scripts/bench.py [notebooks/NN-name.ipynb ...]
 """
+
 import json
 import os
 import sys
@@ -15,18 +16,24 @@ import nbformat
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
-# The MNIST chapter records examples/s per training configuration in this variable.
-THROUGHPUT_VARIABLE = "THROUGHPUT"
-REPORT = f"import json; print(json.dumps(globals().get({THROUGHPUT_VARIABLE!r}, {{}})))"
+# A chapter publishes measurements in a dict BENCHMARK = {"what is measured": (value, "unit")}
+# (chapter 09: bandwidths and kernel speeds; chapter 07: training throughput).
+REPORT = "import json; print(json.dumps(globals().get('BENCHMARK', {})))"
 
 
 def run(path: Path):
     notebook = nbformat.read(path, as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell(REPORT))
-    with tempfile.TemporaryDirectory() as tmp:  # run outside the repository, as a reader would
+    with (
+        tempfile.TemporaryDirectory() as tmp
+    ):  # run outside the repository, as a reader would
         start = time.perf_counter()
-        NotebookClient(notebook, timeout=1800, kernel_name="python3",
-                       resources={"metadata": {"path": tmp}}).execute()
+        NotebookClient(
+            notebook,
+            timeout=1800,
+            kernel_name="python3",
+            resources={"metadata": {"path": tmp}},
+        ).execute()
         seconds = time.perf_counter() - start
     report = "".join(o.get("text", "") for o in notebook.cells[-1].outputs)
     return seconds, json.loads(report or "{}")
@@ -34,19 +41,21 @@ def run(path: Path):
 
 def main(paths):
     os.environ.setdefault("MNIST_DIR", str(ROOT / "data" / "mnist"))
-    paths = [Path(p).resolve() for p in paths] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    paths = [Path(p).resolve() for p in paths] or sorted(
+        (ROOT / "notebooks").glob("*.ipynb")
+    )
     print(f"{'notebook':<32}{'seconds':>10}", flush=True)
-    throughput, total = {}, 0.0
+    measured, total = {}, 0.0
     for path in paths:
-        seconds, rates = run(path)
+        seconds, results = run(path)
         total += seconds
-        throughput.update({f"{path.stem}: {name}": rate for name, rate in rates.items()})
+        measured.update({f"{path.stem[:2]}: {name}": v for name, v in results.items()})
         print(f"{path.name:<32}{seconds:>10.1f}", flush=True)
     print(f"{'total':<32}{total:>10.1f}")
-    if throughput:
-        print(f"\n{'training configuration':<60}{'examples/s':>12}")
-        for name, rate in throughput.items():
-            print(f"{name:<60}{rate:>12,.0f}")
+    if measured:
+        print(f"\n{'measurement':<64}{'value':>12}  unit")
+        for name, (value, unit) in measured.items():
+            print(f"{name:<64}{value:>12,.3g}  {unit}")
 
 
 if __name__ == "__main__":

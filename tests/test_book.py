@@ -1,4 +1,5 @@
 """The book builds with warnings as errors, and every _toc.yml entry became a complete page."""
+
 import re
 
 import pytest
@@ -19,13 +20,17 @@ def test_page_built_with_title(built_book, entry):
     page = built_book / (entry + ".html")
     assert page.exists(), f"no page for {entry}"
     html = page.read_text()
-    headings = [h for h in re.findall(r"<h1>(.*?)</h1>", html, re.S) if "headerlink" in h]
+    headings = [
+        h for h in re.findall(r"<h1>(.*?)</h1>", html, re.S) if "headerlink" in h
+    ]
     assert headings, "page has no title heading"
     text = re.sub(r"<[^>]+>", "", headings[0].split('<a class="headerlink"')[0]).strip()
     assert text == page_title(entry)
 
 
-@pytest.mark.parametrize("entry", [e for e in toc_files() if e.startswith("notebooks/")])
+@pytest.mark.parametrize(
+    "entry", [e for e in toc_files() if e.startswith("notebooks/")]
+)
 def test_chapter_has_math_and_figures(built_book, entry):
     page = built_book / (entry + ".html")
     html = page.read_text()
@@ -38,14 +43,46 @@ def test_chapter_has_math_and_figures(built_book, entry):
 
 
 def test_math_and_widgets_served_locally(built_book):
+    """The fixture runs a plain `jupyter-book build`: the build itself vendors MathJax and
+    Thebe (book/_ext/vendor_assets.py), so every way of building gives the same site."""
     intro = (built_book / "book" / "intro.html").read_text()
-    assert re.search(r'src="\.\./_static/mathjax/tex-chtml\.js', intro), "MathJax is not served from the site"
-    assert (built_book / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()
+    assert re.search(r'src="\.\./_static/mathjax/tex-chtml\.js', intro), (
+        "MathJax is not served from the site"
+    )
+    assert (
+        built_book / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2"
+    ).is_dir()
     for page in built_book.rglob("*.html"):
         html = page.read_text()
         assert "cdn.jsdelivr.net" not in html and "html-manager" not in html, page.name
+        assert "unpkg.com" not in html, f"{page.name} loads Thebe from a CDN"
+    assert (built_book / "_static" / "thebe" / "index.js").is_file()
 
 
 def test_bibliography_rendered(built_book):
     html = (built_book / "book" / "references.html").read_text()
-    assert "layer normalization" in html.lower() and "batch normalization" in html.lower()
+    assert (
+        "layer normalization" in html.lower() and "batch normalization" in html.lower()
+    )
+
+
+def test_bibliography_links_every_entry():
+    """Every entry has a DOI, an arXiv identifier or a URL, rendered as a link."""
+    entries = re.split(
+        r"^@", (ROOT / "book" / "references.bib").read_text(), flags=re.M
+    )[1:]
+    for entry in entries:
+        assert re.search(r"^\s*(doi|eprint|url)\s*=", entry, re.M), entry.split(",")[0]
+
+
+def test_bibliography_uses_author_year_labels(built_book):
+    html = (built_book / "book" / "references.html").read_text()
+    labels = re.findall(r'fn-bracket">\[</span>([^<]+)<', html)
+    assert labels and all(
+        re.fullmatch(r"\D+, \d{4}[a-z]?", label) for label in labels
+    ), labels[:5]
+    assert (
+        html.count('href="https://arxiv.org/abs/')
+        + html.count('href="https://doi.org/')
+        >= 20
+    )

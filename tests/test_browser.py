@@ -1,7 +1,10 @@
 """The static book in a real browser, with the network unused: no JavaScript errors, math typeset,
 and every kernel-free slider shows the right pre-rendered frame. Screenshots go to
 _build/test-artifacts/screenshots for a person to look at."""
+
+import gzip
 import json
+import re
 
 import pytest
 
@@ -28,7 +31,8 @@ def page(browser, site):
     """A page that may only talk to the local server; records errors and outside requests."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.errors, page.outside = [], []
+    page.errors, page.outside, page.requests = [], [], []
+    page.on("request", lambda request: page.requests.append(request.url))
     page.on("pageerror", lambda error: page.errors.append(str(error)))
     page.on("console", lambda msg: msg.type == "error" and page.errors.append(msg.text))
 
@@ -47,8 +51,13 @@ def page(browser, site):
 
 def open_page(page, site, entry):
     page.goto(f"{site}/{entry}.html", wait_until="load")
-    if page.locator("script[src*='mathjax']").count():  # Sphinx loads MathJax only where there is math
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+    page.evaluate("() => document.fonts.ready")
+    if page.locator(
+        "script[src*='mathjax']"
+    ).count():  # Sphinx loads MathJax only where there is math
+        page.wait_for_function(
+            "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+        )
         page.evaluate("() => MathJax.startup.promise")
 
 
@@ -72,28 +81,146 @@ def test_math_is_typeset(page, site, entry, artifacts):
 
 
 @pytest.mark.parametrize("entry", CHAPTERS)
-def test_sliders_show_the_right_frames(page, site, entry):
+def test_controls_show_the_right_frames(page, site, entry):
+    """Every slider (by keyboard) and every radio group selects the right frame."""
     open_page(page, site, entry)
     figures = page.locator(".interactive-figure")
     assert figures.count() >= 1
     for k in range(figures.count()):
         figure = figures.nth(k)
-        data = json.loads(figure.locator('script[type="application/json"]').text_content())
-        inputs = figure.locator("input[type=range]")
-        assert inputs.count() == len(data["labels"])
-        for i in range(inputs.count()):
-            if len(data["labels"][i]) < 2:
+        data = json.loads(
+            figure.locator('script[type="application/json"]').text_content()
+        )
+        controls = figure.locator("[data-control]")
+        assert controls.count() == len(data["labels"])
+        for i, labels in enumerate(data["labels"]):
+            if len(labels) < 2:
                 continue
+            control = figure.locator(f"[data-control='{i}']")
             before = figure.locator("img").get_attribute("src")
-            inputs.nth(i).focus()
-            page.keyboard.press("End")  # keyboard use, as a reader without a mouse would
-            positions = [int(inputs.nth(j).input_value()) for j in range(inputs.count())]
-            assert positions[i] == len(data["labels"][i]) - 1
+            if control.evaluate("e => e.tagName") == "INPUT":
+                control.focus()
+                page.keyboard.press(
+                    "End"
+                )  # keyboard use, as a reader without a mouse would
+                assert control.get_attribute("aria-valuetext") == labels[-1]
+                shown = control.locator(
+                    "xpath=following-sibling::output"
+                ).text_content()
+                assert shown == labels[-1], "the slider's value label did not update"
+            else:
+                control.locator("input[type=radio]").last.check()
+            positions = figure.evaluate("""root => [...root.querySelectorAll('[data-control]')]
+                .map(c => c.tagName === 'INPUT' ? Number(c.value)
+                     : Number(c.querySelector('input:checked').value))""")
+            assert positions[i] == len(labels) - 1
             index = 0
-            for position, labels in zip(positions, data["labels"]):
-                index = index * len(labels) + position
+            for position, options in zip(positions, data["labels"]):
+                index = index * len(options) + position
             after = figure.locator("img").get_attribute("src")
-            assert after != before, f"figure {k}: moving slider {i} did not change the image"
-            assert after == "data:image/png;base64," + data["frames"][index]
-            shown = inputs.nth(i).locator("xpath=following-sibling::output").text_content()
-            assert shown == data["labels"][i][-1], "the slider's value label did not update"
+            assert after != before, (
+                f"figure {k}: moving control {i} did not change the image"
+            )
+            assert after == data["frames"][index]
+            loaded = figure.locator("img").evaluate(
+                "img => img.decode().then(() => img.naturalWidth)"
+            )
+            assert loaded > 0, f"figure {k}: frame {after} did not load"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [390, 1400])
+@pytest.mark.parametrize("entry", CHAPTERS)
+def test_layout_fits_phone_and_desktop(browser, site, entry, width, scheme, artifacts):
+    """No horizontal overflow of the page, nor of a display equation on a desktop; a
+    screenshot of every chapter in both themes at both widths."""
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, color_scheme=scheme
+    )
+    page = context.new_page()
+    page.route(
+        "**/*", lambda r: r.continue_() if r.request.url.startswith(site) else r.abort()
+    )
+    open_page(page, site, entry)
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
+    assert overflow <= 0, f"the page is {overflow} px wider than a {width} px screen"
+    if width >= 1000:
+        wide = page.evaluate("""() => [...document.querySelectorAll(
+            'mjx-container[display="true"]')].filter(e => e.scrollWidth > e.clientWidth + 1)
+            .map(e => e.textContent.slice(0, 60))""")
+        assert wide == [], f"display equations overflow their column: {wide}"
+    theme = page.evaluate("() => document.documentElement.dataset.theme")
+    assert theme == scheme
+    folder = artifacts / "screenshots"
+    folder.mkdir(exist_ok=True)
+    name = f"{entry.split('/')[-1]}-{width}-{scheme}.png"
+    page.screenshot(path=str(folder / name), full_page=True)
+    context.close()
+
+
+@pytest.mark.parametrize("entry", CHAPTERS)
+def test_reader_sees_no_tooling_and_every_figure_is_described(page, site, entry):
+    open_page(page, site, entry)
+    html = page.content()
+    for marker in ("NBVAL", "BEGIN HIDDEN", "BEGIN SOLUTION", "END SOLUTION"):
+        assert marker not in html, f"{marker!r} reaches the reader"
+    alts = page.evaluate(
+        "() => [...document.querySelectorAll('main img')].map(i => i.alt)"
+    )
+    assert alts and all(
+        a and not re.search(r"(\.png|\.svg|_images/)$", a) for a in alts
+    ), [a for a in alts if not a or a.endswith((".png", ".svg"))]
+    figures = page.evaluate("""() => [...document.querySelectorAll('.cell_output img')]
+        .filter(i => !i.closest('.interactive-figure'))
+        .map(i => !!(i.closest('figure') && i.closest('figure').querySelector('figcaption')))""")
+    assert figures and all(figures), "every static figure has a numbered caption"
+    lines = page.evaluate("""() => [...document.querySelectorAll('.cell_input pre')]
+        .flatMap(p => p.textContent.split('\\n')).filter(l => l.length > 88)""")
+    assert lines == [], f"code lines longer than 88 characters: {lines[:3]}"
+
+
+PAGE_BUDGET = 1_000_000  # bytes transferred, gzip-compressed, on first load
+
+
+@pytest.mark.parametrize("entry", CHAPTERS)
+def test_page_weight_and_no_layout_shift(browser, site, built_book, entry):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.route(
+        "**/*", lambda r: r.continue_() if r.request.url.startswith(site) else r.abort()
+    )
+    page.add_init_script("""window.__shift = 0; new PerformanceObserver(list => {
+        for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
+        }).observe({type: 'layout-shift', buffered: true});""")
+    open_page(page, site, entry)
+    page.wait_for_timeout(500)
+    total = 0
+    for url in set(requested):
+        path = built_book / url[len(site) + 1 :].split("#")[0].split("?")[0]
+        if path.is_file():
+            total += len(gzip.compress(path.read_bytes(), 6))
+    assert total <= PAGE_BUDGET, f"{entry}: {total / 1e6:.2f} MB on first load"
+    unsized = page.evaluate("""() => [...document.querySelectorAll('main img')]
+        .filter(i => !(i.getAttribute('width') && i.getAttribute('height')))
+        .map(i => i.src.slice(-40))""")
+    assert unsized == [], f"images without width and height: {unsized}"
+    shift = page.evaluate("() => window.__shift")
+    assert shift < 0.1, f"cumulative layout shift {shift:.2f}"
+    context.close()
+
+
+def test_live_code_offline(page, site):
+    """Live Code loads Thebe from the site itself; when Binder cannot be reached the page
+    says so clearly within 30 s instead of spinning forever."""
+    entry = CHAPTERS[0]
+    open_page(page, site, entry)
+    page.locator(".thebe-launch-button").first.click()
+    page.wait_for_selector(".live-code-message", timeout=35_000)
+    message = page.locator(".live-code-message").text_content()
+    assert "Binder" in message and "Colab" in message
+    assert any(
+        u.startswith(site) and "/_static/thebe/index.js" in u for u in page.requests
+    )
+    assert all("unpkg.com" not in u and "jsdelivr" not in u for u in page.outside)
