@@ -1,4 +1,5 @@
 """Shared fixtures: the repository's notebooks, the book built once per test run, a browser."""
+
 import contextlib
 import functools
 import http.server
@@ -15,11 +16,21 @@ from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+CHROMIUM = next(
+    filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))),
+    None,
+)
 # Flags this sandboxed, offline machine needs (see DESIGN.md).
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def toc_files():
@@ -50,8 +61,19 @@ def built_book(tmp_path_factory, worker_id):
     with FileLock(str(base / "book.lock")):
         if not (out / "_build" / "html" / "index.html").exists():
             result = subprocess.run(
-                [str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT), "--path-output", str(out),
-                 "-W", "-n", "--keep-going"], capture_output=True, text=True)
+                [
+                    str(Path(sys.executable).parent / "jupyter-book"),
+                    "build",
+                    str(ROOT),
+                    "--path-output",
+                    str(out),
+                    "-W",
+                    "-n",
+                    "--keep-going",
+                ],
+                capture_output=True,
+                text=True,
+            )
             log.write_text(result.stdout + result.stderr)
             if result.returncode != 0:
                 shutil.rmtree(out / "_build" / "html", ignore_errors=True)
@@ -82,10 +104,15 @@ def serve(directory):
 @pytest.fixture(scope="session")
 def browser():
     if CHROMIUM is None:
-        pytest.skip("skipped: no browser (install Debian's chromium, or run `make browser` as root)")
+        pytest.skip(
+            "skipped: no browser (install Debian's chromium, or run `make browser` as root)"
+        )
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS
+        )
         yield chromium
         chromium.close()
 

@@ -23,28 +23,17 @@ def grader(cell):
     return cell.metadata.get("nbgrader", {})
 
 
-def exercises(notebook):
-    """Solution cells (code and written) and autograded test cells, in order."""
-    return [
-        c for c in notebook.cells if grader(c).get("solution") or grader(c).get("grade")
-    ]
-
-
 def points(notebook):
     """(exercise count, autograded points, manually graded points) of a chapter."""
-    cells = exercises(notebook)
-    solutions = [c for c in cells if grader(c).get("solution")]
-    auto = sum(
-        grader(c)["points"]
-        for c in cells
-        if grader(c).get("grade") and c.cell_type == "code"
+    count = sum(
+        bool(re.search(r"^#{2,4} Exercise ", c.source, re.M))
+        for c in notebook.cells
+        if c.cell_type == "markdown"
     )
-    manual = sum(
-        grader(c)["points"]
-        for c in cells
-        if grader(c).get("grade") and c.cell_type == "markdown"
-    )
-    return len(solutions), auto, manual
+    graded = [c for c in notebook.cells if grader(c).get("grade")]
+    auto = sum(grader(c)["points"] for c in graded if c.cell_type == "code")
+    manual = sum(grader(c)["points"] for c in graded if c.cell_type == "markdown")
+    return count, auto, manual
 
 
 MARK_SCHEME = re.compile(r"\*\*Mark scheme \((\d+) points?\)")
@@ -85,7 +74,9 @@ def test_exercise_metadata(path):
         if meta.get("grade"):
             assert meta["points"] > 0
         if meta.get("grade") and cell.cell_type == "code":
-            assert "assert" in cell.source, f"{meta['grade_id']}: a grade cell asserts"
+            assert "assert" in cell.source or "AssertionError" in cell.source, (
+                f"{meta['grade_id']}: a grade cell asserts"
+            )
             for trusting in (
                 "np.allclose",
                 "torch.allclose",
@@ -248,7 +239,8 @@ def test_real_nbgrader_round(tmp_path, build_dir, path):
         for output in cell.get("outputs", []):
             if output.output_type == "error":
                 assert grader(cell).get("grade"), (
-                    f"{path.name}: a lecture cell fails in a submission:\n{cell.source[:300]}"
+                    f"{path.name}: a lecture cell fails in a submission with "
+                    f"{output.ename}: {output.evalue}\n{cell.source[:300]}"
                 )
 
     # The checker flags the monkeypatch, and an edited grade cell.

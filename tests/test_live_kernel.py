@@ -1,4 +1,5 @@
 """A student's view: JupyterLab (ipywidgets 8) runs a chapter and its slider redraws the figure."""
+
 import json
 import os
 import secrets
@@ -32,22 +33,43 @@ def free_port():
 @pytest.fixture
 def jupyterlab(tmp_path):
     """JupyterLab on 127.0.0.1 with a token, serving a copy of one chapter; yields its URL."""
-    work, settings = tmp_path / "work", tmp_path / "settings" / "@jupyterlab" / "notebook-extension"
+    work, settings = (
+        tmp_path / "work",
+        tmp_path / "settings" / "@jupyterlab" / "notebook-extension",
+    )
     work.mkdir()
     settings.mkdir(parents=True)
     shutil.copy(ROOT / "notebooks" / CHAPTER, work / CHAPTER)
     # Render every cell (no windowing) so the test can see all outputs.
-    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    (settings / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"windowingMode": "none"})
+    )
     port, token = free_port(), secrets.token_hex(16)
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
-               JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "ws"))
+    env = dict(
+        os.environ,
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+        JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "ws"),
+    )
     server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-         f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}",
-         f"--LabApp.user_settings_dir={tmp_path / 'settings'}", "--LabApp.expose_app_in_browser=True",
-         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+        [
+            str(Path(sys.executable).parent / "jupyter"),
+            "lab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={work}",
+            f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ]
         + (["--allow-root"] if os.geteuid() == 0 else []),
-        env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "lab.log", "w"))
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "lab.log", "w"),
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(120):
@@ -59,7 +81,10 @@ def jupyterlab(tmp_path):
             except OSError:
                 time.sleep(0.5)
         else:
-            pytest.fail("JupyterLab did not start:\n" + (tmp_path / "lab.log").read_text()[-3000:])
+            pytest.fail(
+                "JupyterLab did not start:\n"
+                + (tmp_path / "lab.log").read_text()[-3000:]
+            )
         yield url, token
     finally:
         server.terminate()
@@ -75,20 +100,32 @@ def test_slider_redraws_in_jupyterlab(browser, jupyterlab):
     page.wait_for_function(KERNEL_IDLE, timeout=120_000)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     # Every code cell has run once it shows an execution count.
-    page.wait_for_function("""() => {
+    page.wait_for_function(
+        """() => {
         const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];
         return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
-    }""", timeout=300_000, polling=1000)
-    assert page.locator(".jp-Notebook .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.error']").count() == 0 \
-        and "Traceback" not in page.locator(".jp-Notebook").inner_text(), "a cell raised an error"
+    }""",
+        timeout=300_000,
+        polling=1000,
+    )
+    assert (
+        page.locator(
+            ".jp-Notebook .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.error']"
+        ).count()
+        == 0
+        and "Traceback" not in page.locator(".jp-Notebook").inner_text()
+    ), "a cell raised an error"
     image = page.locator(".jp-Notebook img.widget-image").first
     image.wait_for(timeout=60_000)
     before = image.get_attribute("src")
     handle = page.locator(".jp-Notebook .widget-slider .noUi-handle").first
     handle.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("([img, old]) => img.getAttribute('src') !== old",
-                           arg=[image.element_handle(), before], timeout=30_000)
+    page.wait_for_function(
+        "([img, old]) => img.getAttribute('src') !== old",
+        arg=[image.element_handle(), before],
+        timeout=30_000,
+    )
     assert image.get_attribute("src") != before
     assert errors == [], errors
     page.close()

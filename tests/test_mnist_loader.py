@@ -7,6 +7,7 @@ table. No test sends traffic anywhere else: the real mirror list is emptied in t
 
 Run: .venv/bin/pytest tests/test_mnist_loader.py
 """
+
 import gzip
 import hashlib
 import http.server
@@ -24,23 +25,36 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from notebook_code import exec_cell  # noqa: E402
 
 NOTEBOOK = ROOT / "notebooks" / "07-mnist.ipynb"
-NAMES = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"]
+NAMES = [
+    "train-images-idx3-ubyte",
+    "train-labels-idx1-ubyte",
+    "t10k-images-idx3-ubyte",
+    "t10k-labels-idx1-ubyte",
+]
 
 
 def idx_bytes(array):
-    header = bytes([0, 0, 0x08, array.ndim]) + b"".join(int(d).to_bytes(4, "big") for d in array.shape)
+    header = bytes([0, 0, 0x08, array.ndim]) + b"".join(
+        int(d).to_bytes(4, "big") for d in array.shape
+    )
     return header + np.ascontiguousarray(array, dtype=np.uint8).tobytes()
 
 
 def fake_mnist(seed=0):
     """Small, valid IDX files (12 training and 5 test images), their arrays and checksums."""
     rng = np.random.default_rng(seed)
-    arrays = {"train-images-idx3-ubyte": rng.integers(0, 256, (12, 28, 28)),
-              "train-labels-idx1-ubyte": rng.integers(0, 10, 12),
-              "t10k-images-idx3-ubyte": rng.integers(0, 256, (5, 28, 28)),
-              "t10k-labels-idx1-ubyte": rng.integers(0, 10, 5)}
+    arrays = {
+        "train-images-idx3-ubyte": rng.integers(0, 256, (12, 28, 28)),
+        "train-labels-idx1-ubyte": rng.integers(0, 10, 12),
+        "t10k-images-idx3-ubyte": rng.integers(0, 256, (5, 28, 28)),
+        "t10k-labels-idx1-ubyte": rng.integers(0, 10, 5),
+    }
     files = {name: idx_bytes(array) for name, array in arrays.items()}
-    return files, arrays, {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
+    return (
+        files,
+        arrays,
+        {name: hashlib.sha256(data).hexdigest() for name, data in files.items()},
+    )
 
 
 class LocalMirror:
@@ -71,7 +85,9 @@ class LocalMirror:
                 if mode != "cut":
                     self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body if mode in ("good", "corrupt") else body[:len(body) // 2])
+                self.wfile.write(
+                    body if mode in ("good", "corrupt") else body[: len(body) // 2]
+                )
                 self.wfile.flush()
                 self.close_connection = True
 
@@ -109,12 +125,18 @@ def fake():
 
 
 def leftovers(folder):
-    return sorted(p.name for p in Path(folder).iterdir()) if Path(folder).exists() else []
+    return (
+        sorted(p.name for p in Path(folder).iterdir()) if Path(folder).exists() else []
+    )
 
 
 def check_arrays(result, arrays):
     x_train, y_train, x_test, y_test = result
-    assert x_train.dtype == np.uint8 and x_train.shape == (12, 28, 28) and x_test.shape == (5, 28, 28)
+    assert (
+        x_train.dtype == np.uint8
+        and x_train.shape == (12, 28, 28)
+        and x_test.shape == (5, 28, 28)
+    )
     np.testing.assert_array_equal(x_train, arrays["train-images-idx3-ubyte"])
     np.testing.assert_array_equal(y_train, arrays["train-labels-idx1-ubyte"])
     np.testing.assert_array_equal(x_test, arrays["t10k-images-idx3-ubyte"])
@@ -125,11 +147,18 @@ def test_download_verifies_and_caches(loader, fake, tmp_path, capsys):
     files, arrays, checksums = fake
     cache = tmp_path / "cache"
     with LocalMirror(files) as mirror:
-        result = loader["load_mnist"](search_dirs=[], cache_dir=cache, mirrors=[mirror.url()],
-                                      checksums=checksums, timeout=5)
+        result = loader["load_mnist"](
+            search_dirs=[],
+            cache_dir=cache,
+            mirrors=[mirror.url()],
+            checksums=checksums,
+            timeout=5,
+        )
         assert sorted(mirror.requests) == sorted(f"/good/{name}.gz" for name in NAMES)
     check_arrays(result, arrays)
-    assert leftovers(cache) == sorted(NAMES)  # uncompressed, verified, no temporary files
+    assert leftovers(cache) == sorted(
+        NAMES
+    )  # uncompressed, verified, no temporary files
     for name in NAMES:
         assert (cache / name).read_bytes() == files[name]
     assert capsys.readouterr().out.count("downloaded from http://127.0.0.1") == 4
@@ -139,7 +168,13 @@ def test_second_call_uses_cache_without_requests(loader, fake, tmp_path, capsys)
     files, arrays, checksums = fake
     cache = tmp_path / "cache"
     with LocalMirror(files) as mirror:
-        kwargs = dict(search_dirs=[], cache_dir=cache, mirrors=[mirror.url()], checksums=checksums, timeout=5)
+        kwargs = dict(
+            search_dirs=[],
+            cache_dir=cache,
+            mirrors=[mirror.url()],
+            checksums=checksums,
+            timeout=5,
+        )
         loader["load_mnist"](**kwargs)
         assert len(mirror.requests) == 4
         capsys.readouterr()
@@ -153,13 +188,21 @@ def test_corrupted_download_is_rejected_and_not_cached(loader, fake, tmp_path):
     cache = tmp_path / "cache"
     with LocalMirror(files) as mirror:
         with pytest.raises(loader["MNISTError"]) as error:
-            loader["load_mnist"](search_dirs=[], cache_dir=cache, mirrors=[mirror.url("corrupt")],
-                                 checksums=checksums, timeout=5)
+            loader["load_mnist"](
+                search_dirs=[],
+                cache_dir=cache,
+                mirrors=[mirror.url("corrupt")],
+                checksums=checksums,
+                timeout=5,
+            )
     message = str(error.value)
     name = "train-images-idx3-ubyte"
     corrupted = files[name][:-1] + bytes([files[name][-1] ^ 0xFF])
     assert name in message and "SHA-256 mismatch" in message
-    assert f"expected {checksums[name]}, got {hashlib.sha256(corrupted).hexdigest()}" in message
+    assert (
+        f"expected {checksums[name]}, got {hashlib.sha256(corrupted).hexdigest()}"
+        in message
+    )
     assert leftovers(cache) == []
 
 
@@ -167,8 +210,13 @@ def test_corrupted_mirror_falls_back_to_the_next(loader, fake, tmp_path):
     files, arrays, checksums = fake
     cache = tmp_path / "cache"
     with LocalMirror(files) as mirror:
-        result = loader["load_mnist"](search_dirs=[], cache_dir=cache, checksums=checksums, timeout=5,
-                                      mirrors=[mirror.url("corrupt"), mirror.url("good")])
+        result = loader["load_mnist"](
+            search_dirs=[],
+            cache_dir=cache,
+            checksums=checksums,
+            timeout=5,
+            mirrors=[mirror.url("corrupt"), mirror.url("good")],
+        )
         assert len(mirror.requests) == 8
     check_arrays(result, arrays)
     assert leftovers(cache) == sorted(NAMES)
@@ -180,8 +228,13 @@ def test_interrupted_download_leaves_nothing(loader, fake, tmp_path, mode):
     cache = tmp_path / "cache"
     with LocalMirror(files) as mirror:
         with pytest.raises(loader["MNISTError"]) as error:
-            loader["load_mnist"](search_dirs=[], cache_dir=cache, mirrors=[mirror.url(mode)],
-                                 checksums=checksums, timeout=5)
+            loader["load_mnist"](
+                search_dirs=[],
+                cache_dir=cache,
+                mirrors=[mirror.url(mode)],
+                checksums=checksums,
+                timeout=5,
+            )
     assert f"{mirror.url(mode)}train-images-idx3-ubyte.gz" in str(error.value)
     assert leftovers(cache) == []
 
@@ -193,11 +246,18 @@ def test_server_down_gives_a_clear_error(loader, fake, tmp_path):
         port = probe.getsockname()[1]
     url = f"http://127.0.0.1:{port}/mnist/"
     with pytest.raises(loader["MNISTError"]) as error:
-        loader["load_mnist"](search_dirs=[("$MNIST_DIR", tmp_path / "empty")], cache_dir=tmp_path / "cache",
-                             mirrors=[url], checksums=checksums, timeout=5)
+        loader["load_mnist"](
+            search_dirs=[("$MNIST_DIR", tmp_path / "empty")],
+            cache_dir=tmp_path / "cache",
+            mirrors=[url],
+            checksums=checksums,
+            timeout=5,
+        )
     message = str(error.value)
     assert "MNIST file train-images-idx3-ubyte" in message and "Tried:" in message
-    assert "$MNIST_DIR" in message and "file not found" in message  # every source is listed
+    assert (
+        "$MNIST_DIR" in message and "file not found" in message
+    )  # every source is listed
     assert f"{url}train-images-idx3-ubyte.gz: URLError" in message
     assert "How to fix" in message and "MNIST_DIR" in message.split("How to fix")[1]
     assert leftovers(tmp_path / "cache") == []
@@ -207,14 +267,25 @@ def test_wrong_idx_header_is_rejected(loader, fake, tmp_path):
     files, _, _ = fake
     files = dict(files)
     images = files["train-images-idx3-ubyte"]
-    files["train-images-idx3-ubyte"] = images[:3] + bytes([1]) + images[4:]  # 1 dimension, not 3
-    checksums = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}  # hash matches
+    files["train-images-idx3-ubyte"] = (
+        images[:3] + bytes([1]) + images[4:]
+    )  # 1 dimension, not 3
+    checksums = {
+        name: hashlib.sha256(data).hexdigest() for name, data in files.items()
+    }  # hash matches
     cache = tmp_path / "cache"
     with LocalMirror(files) as mirror:
         with pytest.raises(loader["MNISTError"]) as error:
-            loader["load_mnist"](search_dirs=[], cache_dir=cache, mirrors=[mirror.url()],
-                                 checksums=checksums, timeout=5)
-    assert "bad IDX header" in str(error.value) and "train-images-idx3-ubyte" in str(error.value)
+            loader["load_mnist"](
+                search_dirs=[],
+                cache_dir=cache,
+                mirrors=[mirror.url()],
+                checksums=checksums,
+                timeout=5,
+            )
+    assert "bad IDX header" in str(error.value) and "train-images-idx3-ubyte" in str(
+        error.value
+    )
     assert leftovers(cache) == []
 
 
@@ -224,13 +295,19 @@ def test_idx_header_checks(loader):
     label = idx_bytes(np.zeros(2))
     assert problem("train-images-idx3-ubyte", image) is None
     assert problem("train-labels-idx1-ubyte", label) is None
-    assert "magic" in problem("train-images-idx3-ubyte", b"\x00\x00\x0d\x03" + image[4:])  # float, not ubyte
-    assert "image size" in problem("t10k-images-idx3-ubyte", idx_bytes(np.zeros((2, 27, 28))))
+    assert "magic" in problem(
+        "train-images-idx3-ubyte", b"\x00\x00\x0d\x03" + image[4:]
+    )  # float, not ubyte
+    assert "image size" in problem(
+        "t10k-images-idx3-ubyte", idx_bytes(np.zeros((2, 27, 28)))
+    )
     assert "bad IDX size" in problem("train-images-idx3-ubyte", image[:-1])
     assert "dimensions" in problem("train-labels-idx1-ubyte", image)
 
 
-def test_mnist_dir_and_gz_files_need_no_network(loader, fake, tmp_path, monkeypatch, capsys):
+def test_mnist_dir_and_gz_files_need_no_network(
+    loader, fake, tmp_path, monkeypatch, capsys
+):
     files, arrays, checksums = fake
     folder = tmp_path / "by-hand"
     folder.mkdir()
@@ -241,7 +318,9 @@ def test_mnist_dir_and_gz_files_need_no_network(loader, fake, tmp_path, monkeypa
             (folder / name).write_bytes(data)
     monkeypatch.setenv("MNIST_DIR", str(folder))
     monkeypatch.chdir(tmp_path)  # no data/mnist here or in the parent
-    result = loader["load_mnist"](cache_dir=tmp_path / "cache", mirrors=[], checksums=checksums)
+    result = loader["load_mnist"](
+        cache_dir=tmp_path / "cache", mirrors=[], checksums=checksums
+    )
     check_arrays(result, arrays)
     assert capsys.readouterr().out.count(": $MNIST_DIR, SHA-256 verified") == 4
     assert leftovers(tmp_path / "cache") == []
@@ -254,14 +333,29 @@ def test_corrupt_local_file_is_reported_and_skipped(loader, fake, tmp_path):
     for name, data in files.items():
         (folder / name).write_bytes(data if "labels" in name else data[:100])
     with LocalMirror(files) as mirror:
-        result = loader["load_mnist"](search_dirs=[("local", folder)], cache_dir=cache,
-                                      mirrors=[mirror.url()], checksums=checksums, timeout=5)
-        assert sorted(mirror.requests) == ["/good/t10k-images-idx3-ubyte.gz", "/good/train-images-idx3-ubyte.gz"]
+        result = loader["load_mnist"](
+            search_dirs=[("local", folder)],
+            cache_dir=cache,
+            mirrors=[mirror.url()],
+            checksums=checksums,
+            timeout=5,
+        )
+        assert sorted(mirror.requests) == [
+            "/good/t10k-images-idx3-ubyte.gz",
+            "/good/train-images-idx3-ubyte.gz",
+        ]
     check_arrays(result, arrays)
     with pytest.raises(loader["MNISTError"]) as error:
-        loader["load_mnist"](search_dirs=[("local", folder)], cache_dir=tmp_path / "other", mirrors=[],
-                             checksums=checksums)
-    assert f"local ({folder}): SHA-256 mismatch: expected {checksums['train-images-idx3-ubyte']}" in str(error.value)
+        loader["load_mnist"](
+            search_dirs=[("local", folder)],
+            cache_dir=tmp_path / "other",
+            mirrors=[],
+            checksums=checksums,
+        )
+    assert (
+        f"local ({folder}): SHA-256 mismatch: expected {checksums['train-images-idx3-ubyte']}"
+        in str(error.value)
+    )
 
 
 def test_repository_data_is_found_from_the_notebooks_folder(loader, monkeypatch):
@@ -280,8 +374,12 @@ def test_fetch_mnist_is_a_noop_when_data_is_present():
     if not all((data / name).is_file() for name in NAMES):
         pytest.skip("data/mnist is not populated (run `make data`)")
     before = {name: (data / name).stat().st_mtime_ns for name in NAMES}
-    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "fetch_mnist.py")], capture_output=True,
-                         text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "fetch_mnist.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert "nothing to do" in run.stdout
     assert {name: (data / name).stat().st_mtime_ns for name in NAMES} == before

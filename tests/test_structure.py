@@ -152,6 +152,15 @@ def test_code_and_printed_lines_fit_the_column(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_headings_hold_no_math(path):
+    """The table of contents shows headings as plain text: no $...$ in a heading."""
+    for cell in read_notebook(path).cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                assert not (line.startswith("#") and "$" in line), line
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_test_tooling_in_the_text(path):
     """Test markers are cell tags, never comments or prose the reader sees."""
     for cell in read_notebook(path).cells:
@@ -184,22 +193,20 @@ def test_every_static_figure_is_numbered_captioned_and_described(path):
         assert images == 1, f"{where} shows {images} images; one figure per cell"
 
 
-EXERCISE = re.compile(r"^#{2,4} Exercise[^\n]*\((\d+) points?\)", re.M)
+EXERCISE = re.compile(r"^#{2,4} Exercise [^\n]*", re.M)
+POINTS = re.compile(r"\((\d+) points?\)")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_exercise_heading_shows_its_points(path):
-    notebook = read_notebook(path)
-    current, totals, headings = None, {}, []
-    for cell in notebook.cells:
-        if cell.cell_type == "markdown" and re.search(
-            r"^#{2,4} Exercise", cell.source, re.M
-        ):
-            match = EXERCISE.search(cell.source)
-            assert match, (
-                f"exercise heading without points: {cell.source.splitlines()[0]}"
-            )
-            current = cell.source.splitlines()[0]
+    """Each exercise heading says "(N points)", N = the points of the cells that follow it."""
+    headings, totals, current = [], {}, None
+    for cell in read_notebook(path).cells:
+        heading = EXERCISE.search(cell.source) if cell.cell_type == "markdown" else None
+        if heading:
+            current = heading.group(0)
+            match = POINTS.search(current)
+            assert match, f"exercise heading without points: {current}"
             headings.append((current, int(match.group(1))))
             totals[current] = 0
         grading = cell.metadata.get("nbgrader", {})
@@ -208,5 +215,5 @@ def test_every_exercise_heading_shows_its_points(path):
     assert len(headings) >= 3, "a chapter has at least three exercises"
     for heading, points in headings:
         assert totals[heading] == points, (
-            f"{heading}: heading says {points}, cells give {totals[heading]}"
+            f"{heading}: the heading says {points}, its cells give {totals[heading]}"
         )
