@@ -9,7 +9,7 @@ BOOK_FLAGS := -W -n --keep-going
 PYTEST_FLAGS := -n 2 --dist loadgroup -p no:cacheprovider
 
 .PHONY: help book test execute clean lab data student bench badges sync-helper browser venv \
-	test-colab test-latest format check-submissions
+	test-colab test-latest format check-submissions full-scale
 
 help:
 	@echo "make book     build the HTML book into _build/html"
@@ -75,6 +75,10 @@ test-latest: $(STAMP) data
 	.venv-latest/bin/python -m pip list 2>/dev/null | grep -iE '^(numpy|torch|matplotlib|pillow|ipywidgets|ipykernel|ipython|numba) '
 	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/.venv-latest/bin/python \
 		$(BIN)/python -m pytest $(PYTEST_FLAGS) -v tests/test_colab_stack.py
+
+# Opt-in: chapter 07 at the papers' step counts (FULL_SCALE = True), executed as a copy.
+full-scale: $(STAMP) data
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python scripts/full_scale.py
 
 format: $(STAMP)
 	$(BIN)/ruff format scripts tests book/_ext notebooks
