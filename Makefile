@@ -62,10 +62,11 @@ test: $(STAMP) $(COLAB_VENV)/.installed data browser
 # Opt-in: the Colab-stack test on another Python. torch 2.13.0 then comes from the package
 # registry with its CUDA packages (several GB, slow).
 PY ?= python3.13
+COLAB_PY_VENV := .venv-colab-$(notdir $(PY))
 test-colab: $(STAMP) data
-	test -x .venv-colab-$(PY)/bin/python || $(PY) -m venv .venv-colab-$(PY)
-	.venv-colab-$(PY)/bin/python -m pip install --quiet -r tests/colab-requirements.txt
-	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/.venv-colab-$(PY)/bin/python \
+	test -x $(COLAB_PY_VENV)/bin/python || $(PY) -m venv $(COLAB_PY_VENV)
+	$(COLAB_PY_VENV)/bin/python -m pip install --quiet -r tests/colab-requirements.txt
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/$(COLAB_PY_VENV)/bin/python \
 		$(BIN)/python -m pytest $(PYTEST_FLAGS) -v tests/test_colab_stack.py
 
 # Opt-in: every chapter on the newest releases (a fresh environment each time).

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT
 
-CHAPTER = "04-rmsnorm.ipynb"  # a short chapter with an interactive figure
+CHAPTER = "03-layernorm-backward.ipynb"  # a short chapter with a slider figure
 KERNEL_IDLE = """() => {
     const widget = window.jupyterapp && window.jupyterapp.shell.currentWidget;
     const kernel = widget && widget.sessionContext && widget.sessionContext.session
