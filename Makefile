@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BOOK_FLAGS := -W -n --keep-going
-PYTEST_FLAGS := -n 2 --dist loadgroup -p no:cacheprovider
+PYTEST_FLAGS := -n 2 --dist loadfile -p no:cacheprovider
 
 .PHONY: help book test execute clean lab data student bench badges sync-helper browser venv \
 	test-colab test-latest format check-submissions full-scale

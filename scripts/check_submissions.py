@@ -39,7 +39,7 @@ def defined_names(source):
     except SyntaxError:
         return set()
     names = set()
-    for node in ast.walk(tree):
+    for node in tree.body:  # module-level names, the ones a solution cell could rebind
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, ast.Assign):
@@ -66,18 +66,22 @@ def suspicious(source, protected):
                     found.append(f"rebinds {ast.unparse(target)}")
             if isinstance(target, ast.Subscript) and "globals()" in ast.unparse(target):
                 found.append("writes to globals()")
-            if isinstance(target, ast.Name) and target.id in protected:
-                found.append(f"redefines {target.id}, defined in a locked cell")
+
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             if node.func.id in ("setattr", "delattr") and node.args:
                 if isinstance(node.args[0], ast.Name) and node.args[0].id in MODULES:
                     found.append(f"calls {node.func.id} on {node.args[0].id}")
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in protected:
-            found.append(f"redefines {node.name}, defined in a locked cell")
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             modules = [a.name for a in node.names] + [getattr(node, "module", "") or ""]
             if "builtins" in modules:
                 found.append("imports builtins")
+    for node in tree.body:  # module level only: a function's local names are its own
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in protected:
+            found.append(f"redefines {node.name}, defined in a locked cell")
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in protected:
+                    found.append(f"redefines {target.id}, defined in a locked cell")
     return found
 
 

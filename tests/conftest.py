@@ -123,18 +123,3 @@ def artifacts():
     folder = ROOT / "_build" / "test-artifacts"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-# The suite runs with `pytest -n 2 --dist loadgroup`. nbval needs every cell of a notebook
-# on one worker, so tests are grouped by file, except the slow per-chapter runs (Colab
-# stack, nbgrader rounds), which are spread over the workers one chapter at a time.
-SPREAD = ("test_chapter_runs_alone_on_other_package_set", "test_real_nbgrader_round")
-
-
-def pytest_collection_modifyitems(items):
-    for item in items:
-        if item.get_closest_marker("xdist_group"):
-            continue
-        name = getattr(item, "originalname", item.name)
-        group = item.nodeid if name in SPREAD else str(item.fspath)
-        item.add_marker(pytest.mark.xdist_group(group))

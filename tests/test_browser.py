@@ -218,7 +218,8 @@ def test_live_code_offline(page, site):
     says so clearly within 30 s instead of spinning forever."""
     entry = CHAPTERS[0]
     open_page(page, site, entry)
-    page.locator(".thebe-launch-button").first.click()
+    # The "Live Code" item of the launch menu (a click, as from the opened menu).
+    page.locator(".btn-launch-thebe").first.dispatch_event("click")
     page.wait_for_selector(".live-code-message", timeout=35_000)
     message = page.locator(".live-code-message").text_content()
     assert "Binder" in message and "Colab" in message

@@ -133,8 +133,9 @@ def test_student_versions_hold_no_solutions(build_dir):
                         assert line.strip() not in text, f"{path.name}: leaked: {line}"
         assert all(not c.get("outputs") for c in student.cells if c.cell_type == "code")
         for cell in student.cells:
-            if grader(cell).get("grade") or grader(cell).get("locked"):
-                assert cell.metadata.get("editable") is False, "grade cells are locked"
+            if grader(cell).get("locked"):
+                assert cell.metadata.get("editable") is False, "locked cells are locked"
+            if grader(cell).get("grade"):
                 assert grader(cell).get("checksum"), "grade cells carry a checksum"
     for path in NOTEBOOKS:
         source = read_notebook(build_dir / "nbgrader-source" / path.stem / path.name)
@@ -261,5 +262,6 @@ def test_real_nbgrader_round(tmp_path, build_dir, path):
         text=True,
     )
     assert result.returncode == 1
-    assert "rebinds np.allclose" in result.stdout, result.stdout
+    if any("np.allclose =" in source for source in replacements.values()):
+        assert "rebinds np.allclose" in result.stdout, result.stdout
     assert f"locked cell {grader(grade_cell)['grade_id']} was edited" in result.stdout

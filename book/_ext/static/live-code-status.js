@@ -36,6 +36,6 @@
     }, LIMIT_MS);
   };
   document.addEventListener("click", (event) => {
-    if (event.target.closest(".thebe-launch-button")) start();
+    if (event.target.closest(".thebe-launch-button, .btn-launch-thebe")) start();
   }, true);
 })();
