@@ -9,7 +9,7 @@ BOOK_FLAGS := -W -n --keep-going
 PYTEST_FLAGS := -n 2 --dist loadfile -p no:cacheprovider
 
 .PHONY: help book test execute clean lab data student bench badges sync-helper browser venv \
-	test-colab test-latest format check-submissions full-scale
+	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde
 
 help:
 	@echo "make book     build the HTML book into _build/html"
@@ -19,10 +19,12 @@ help:
 	@echo "make data     fetch and verify MNIST into data/mnist"
 	@echo "make student  write student hand-outs (and nbgrader sources) into _build/"
 	@echo "make bench    print notebook run times and training throughput"
+	@echo "make bench-autograde  run times as nbgrader autograde runs the chapters"
 	@echo "make badges   rewrite the Open-in-Colab badges from _config.yml's repository setting"
 	@echo "make test-colab PY=python3.13   the Colab-stack test on another Python (slow: CUDA torch)"
 	@echo "make test-latest                every chapter on the newest releases"
 	@echo "make format   format scripts, tests and the notebooks' code cells (ruff)"
+	@echo "make check-seeds NB=notebooks/x.ipynb   run a chapter with two other seed lists"
 	@echo "make clean    remove build products"
 
 venv: $(STAMP)
@@ -93,11 +95,19 @@ lab: $(STAMP)
 student: $(STAMP)
 	$(BIN)/python scripts/make_student.py
 
+# Every assertion of a chapter must hold for other seeds: NB=notebooks/x.ipynb FIRST="100 200"
+check-seeds: $(STAMP) data
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python scripts/check_seeds.py $(NB) $(FIRST)
+
 check-submissions: $(STAMP)
 	$(BIN)/python scripts/check_submissions.py $(RELEASED) $(SUBMITTED)
 
 bench: $(STAMP) data
 	$(BIN)/python scripts/bench.py
+
+# Each chapter as nbgrader's autograde runs it (heavy cells shrink), one thread.
+bench-autograde: $(STAMP) data
+	NBGRADER_EXECUTION=autograde OMP_NUM_THREADS=1 $(BIN)/python scripts/bench.py
 
 badges: $(STAMP)
 	$(BIN)/python scripts/badges.py

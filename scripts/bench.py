@@ -3,6 +3,8 @@
 Runs copies of the notebooks (the stored ones are not touched), one at a time in fresh kernels,
 and prints a table. A benchmark, not a test: it asserts nothing, so compare its figures over time.
 Usage: python scripts/bench.py [notebooks/NN-name.ipynb ...]
+With NBGRADER_EXECUTION=autograde in the environment (`make bench-autograde`) the chapters run
+as nbgrader's autograde runs them, with their heavy cells shrunk.
 """
 
 import json

@@ -1,7 +1,7 @@
 """Run chapter 07 at the papers' step counts: `FULL_SCALE = True`, into _build/full-scale/.
 
-The stored notebook is not touched: a copy with the switch flipped is executed (about 45
-minutes on one core) and written, with its outputs and run time, to _build/full-scale/.
+The stored notebook is not touched: a copy with the switch flipped is executed (about an
+hour on one core) and written, with its outputs and run time, to _build/full-scale/.
 """
 
 import time

@@ -155,6 +155,29 @@ def test_layout_fits_phone_and_desktop(browser, site, entry, width, scheme, arti
     context.close()
 
 
+# Height of the code a reader sees: open code cells in full, folded ones by their fold bar.
+CODE_HEIGHT = """() => {
+  const article = document.querySelector('article');
+  let code = 0;
+  for (const input of article.querySelectorAll('div.cell_input')) {
+    const fold = input.closest('details');
+    code += (fold && !fold.open ? fold : input).getBoundingClientRect().height;
+  }
+  return [code, article.getBoundingClientRect().height];
+}"""
+
+
+@pytest.mark.parametrize("entry", CHAPTERS)
+def test_code_is_at_most_a_third_of_the_page(browser, site, entry):
+    """Plumbing is folded: on a desktop, code takes at most a third of a chapter's height."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    open_page(page, site, entry)
+    code, total = page.evaluate(CODE_HEIGHT)
+    context.close()
+    assert code <= total / 3, f"code is {code / total:.0%} of the page's height"
+
+
 @pytest.mark.parametrize("entry", CHAPTERS)
 def test_reader_sees_no_tooling_and_every_figure_is_described(page, site, entry):
     open_page(page, site, entry)
