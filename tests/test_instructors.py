@@ -165,12 +165,20 @@ def nbgrader(course, *args):
 
 
 def submissions(path):
-    """The chapter's adversarial submission (tests/submissions/cNN.py)."""
+    """The chapter's adversarial submissions (tests/submissions/cNN.py) as
+    {student: (replacements, expected)}: one SUBMISSION with its EXPECTED scores, or, for
+    a chapter with a single coding exercise, one per attack in SUBMISSIONS."""
     module = ROOT / "tests" / "submissions" / f"c{path.name[:2]}.py"
     assert module.exists(), f"{module.name} is missing: every chapter has one"
     namespace = {}
     exec(module.read_text(), namespace)
-    return namespace["SUBMISSION"], namespace["EXPECTED"]
+    if "SUBMISSIONS" in namespace:
+        expected = namespace["EXPECTED_BY_SUBMISSION"]
+        return {
+            f"adversary_{name}": (replacements, expected[name])
+            for name, replacements in namespace["SUBMISSIONS"].items()
+        }
+    return {"adversary": (namespace["SUBMISSION"], namespace["EXPECTED"])}
 
 
 def adversary(released, replacements):
@@ -199,12 +207,11 @@ def test_real_nbgrader_round(tmp_path, build_dir, path):
     nbgrader(course, "generate_assignment", assignment, "--force")
     released = course / "release" / assignment / path.name
 
-    replacements, expected = submissions(path)
-    attempt = adversary(released, replacements)
-    for student, notebook in (
-        ("instructor_copy", read_notebook(source / path.name)),
-        ("adversary", attempt),
-    ):
+    attacks = submissions(path)
+    students = {"instructor_copy": read_notebook(source / path.name)}
+    for student, (replacements, _) in attacks.items():
+        students[student] = adversary(released, replacements)
+    for student, notebook in students.items():
         folder = course / "submitted" / student / assignment
         folder.mkdir(parents=True)
         nbformat.write(notebook, folder / path.name)
@@ -221,47 +228,55 @@ def test_real_nbgrader_round(tmp_path, build_dir, path):
         assert full.code_score == full.max_code_score > 0, (
             "instructor version lost points"
         )
-        scores = {}
-        for grade_id in expected:
-            grade = gradebook.find_grade(grade_id, path.stem, assignment, "adversary")
-            scores[grade_id] = grade.auto_score
-        assert scores == expected, f"adversarial submission: got {scores}"
         graded_ids = {
             g.name
             for g in gradebook.find_notebook(path.stem, assignment).grade_cells
             if g.cell_type == "code"
         }
-        assert set(expected) == graded_ids, "EXPECTED must name every autograded cell"
+        for student, (_, expected) in attacks.items():
+            scores = {}
+            for grade_id in expected:
+                grade = gradebook.find_grade(grade_id, path.stem, assignment, student)
+                scores[grade_id] = grade.auto_score
+            assert scores == expected, f"{student}: got {scores}"
+            assert set(expected) == graded_ids, (
+                "EXPECTED must name every autograded cell"
+            )
 
-    graded = nbformat.read(
-        course / "autograded" / "adversary" / assignment / path.name, as_version=4
-    )
-    for cell in graded.cells:
-        for output in cell.get("outputs", []):
-            if output.output_type == "error":
-                assert grader(cell).get("grade"), (
-                    f"{path.name}: a lecture cell fails in a submission with "
-                    f"{output.ename}: {output.evalue}\n{cell.source[:300]}"
-                )
+    for student in attacks:
+        graded = nbformat.read(
+            course / "autograded" / student / assignment / path.name, as_version=4
+        )
+        for cell in graded.cells:
+            for output in cell.get("outputs", []):
+                if output.output_type == "error":
+                    assert grader(cell).get("grade"), (
+                        f"{path.name}: a lecture cell fails in {student} with "
+                        f"{output.ename}: {output.evalue}\n{cell.source[:300]}"
+                    )
 
     # The checker flags the monkeypatch, and an edited grade cell.
-    tampered = adversary(released, replacements)
-    grade_cell = next(
-        c for c in tampered.cells if grader(c).get("grade") and c.cell_type == "code"
-    )
-    grade_cell.source += "\nassert True"
-    nbformat.write(tampered, tmp_path / path.name)
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "check_submissions.py"),
-            str(released),
-            str(tmp_path / path.name),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 1
-    if any("np.allclose =" in source for source in replacements.values()):
-        assert "rebinds np.allclose" in result.stdout, result.stdout
-    assert f"locked cell {grader(grade_cell)['grade_id']} was edited" in result.stdout
+    for student, (replacements, _) in attacks.items():
+        tampered = adversary(released, replacements)
+        grade_cell = next(
+            c
+            for c in tampered.cells
+            if grader(c).get("grade") and c.cell_type == "code"
+        )
+        grade_cell.source += "\nassert True"
+        nbformat.write(tampered, tmp_path / path.name)
+        result = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "scripts" / "check_submissions.py"),
+                str(released),
+                str(tmp_path / path.name),
+            ],
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 1, student
+        if any("np.allclose =" in source for source in replacements.values()):
+            assert "rebinds np.allclose" in result.stdout, result.stdout
+        edited = f"locked cell {grader(grade_cell)['grade_id']} was edited"
+        assert edited in result.stdout, result.stdout

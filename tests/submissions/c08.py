@@ -42,7 +42,8 @@ def causal_logits(q, k, g_q=None, g_k=None, eps=1e-6):
     return logits.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
 """
 
-# Chapter 08 has one coding exercise, so each attack is its own submission.
+# Chapter 08 has one coding exercise, so each attack is its own submission (the test
+# autogrades each as a separate student).
 SUBMISSIONS = {
     "hardcoded": {"08-ex1-solution": _HARDCODED},
     "monkeypatch": {"08-ex1-solution": _MONKEYPATCH},
@@ -53,8 +54,3 @@ EXPECTED_BY_SUBMISSION = {
     "monkeypatch": {"08-ex1-plain": 0, "08-ex1-qknorm": 0, "08-ex1-bound": 0},
     "half_right": {"08-ex1-plain": 2, "08-ex1-qknorm": 0, "08-ex1-bound": 0},
 }
-
-# The single-notebook form the harness reads: the half-right submission, which also
-# shows partial credit.
-SUBMISSION = SUBMISSIONS["half_right"]
-EXPECTED = EXPECTED_BY_SUBMISSION["half_right"]
