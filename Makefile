@@ -6,9 +6,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BOOK_FLAGS := -W -n --keep-going
+STYLED := normbook scripts tests book/_ext notebooks
 PYTEST_FLAGS := -n 2 --dist loadfile -p no:cacheprovider
 
-.PHONY: help book test execute clean lab data student bench badges sync-helper browser venv \
+.PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde
 
 help:
@@ -23,8 +24,11 @@ help:
 	@echo "make badges   rewrite the Open-in-Colab badges from _config.yml's repository setting"
 	@echo "make test-colab PY=python3.13   the Colab-stack test on another Python (slow: CUDA torch)"
 	@echo "make test-latest                every chapter on the newest releases"
-	@echo "make format   format scripts, tests and the notebooks' code cells (ruff)"
+	@echo "make format   format and lint-fix the code: notebooks, normbook, scripts, tests (ruff)"
+	@echo "make sync     write normbook/'s shared code into the chapters' synced cells"
 	@echo "make check-seeds NB=notebooks/x.ipynb   run a chapter with two other seed lists"
+	@echo "make full-scale                 chapter 07 at the papers' step counts (about an hour)"
+	@echo "make check-submissions RELEASED=... SUBMITTED=...   flag tampered submissions"
 	@echo "make clean    remove build products"
 
 venv: $(STAMP)
@@ -34,12 +38,12 @@ $(STAMP): requirements.txt
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
-# Colab's package set (tests/colab-requirements.txt): every chapter also runs alone in it.
+# Colab's package set (env/colab.txt): every chapter also runs alone in it.
 COLAB_VENV := .venv-colab
-$(COLAB_VENV)/.installed: tests/colab-requirements.txt
+$(COLAB_VENV)/.installed: env/colab.txt
 	test -x $(COLAB_VENV)/bin/python || $(PYTHON) -m venv $(COLAB_VENV)
 	$(COLAB_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(COLAB_VENV)/bin/python -m pip install --quiet -r tests/colab-requirements.txt
+	$(COLAB_VENV)/bin/python -m pip install --quiet -r env/colab.txt
 	touch $@
 
 book: $(STAMP)
@@ -67,24 +71,25 @@ PY ?= python3.13
 COLAB_PY_VENV := .venv-colab-$(notdir $(PY))
 test-colab: $(STAMP) data
 	test -x $(COLAB_PY_VENV)/bin/python || $(PY) -m venv $(COLAB_PY_VENV)
-	$(COLAB_PY_VENV)/bin/python -m pip install --quiet -r tests/colab-requirements.txt
+	$(COLAB_PY_VENV)/bin/python -m pip install --quiet -r env/colab.txt
 	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/$(COLAB_PY_VENV)/bin/python \
 		$(BIN)/python -m pytest $(PYTEST_FLAGS) -v tests/test_colab_stack.py
 
 # Opt-in: every chapter on the newest releases (a fresh environment each time).
 test-latest: $(STAMP) data
 	rm -rf .venv-latest && $(PYTHON) -m venv .venv-latest
-	.venv-latest/bin/python -m pip install --quiet --upgrade -r tests/latest-requirements.txt
+	.venv-latest/bin/python -m pip install --quiet --upgrade -r env/latest.txt
 	.venv-latest/bin/python -m pip list 2>/dev/null | grep -iE '^(numpy|torch|matplotlib|pillow|ipywidgets|ipykernel|ipython|numba) '
 	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/.venv-latest/bin/python \
 		$(BIN)/python -m pytest $(PYTEST_FLAGS) -v tests/test_colab_stack.py
 
 # Opt-in: chapter 07 at the papers' step counts (FULL_SCALE = True), executed as a copy.
 full-scale: $(STAMP) data
-	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python scripts/full_scale.py
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python scripts/run_variant.py full-scale
 
 format: $(STAMP)
-	$(BIN)/ruff format scripts tests book/_ext notebooks
+	$(BIN)/ruff format $(STYLED)
+	$(BIN)/ruff check --fix $(STYLED)
 
 execute: $(STAMP) data
 	MNIST_DIR=$(CURDIR)/data/mnist $(BIN)/python scripts/execute_notebooks.py $(NB)
@@ -95,25 +100,25 @@ lab: $(STAMP)
 student: $(STAMP)
 	$(BIN)/python scripts/make_student.py
 
-# Every assertion of a chapter must hold for other seeds: NB=notebooks/x.ipynb FIRST="100 200"
+# Every assertion of a chapter must hold for other seeds: NB=notebooks/x.ipynb [FIRST="9001 123456"]
 check-seeds: $(STAMP) data
-	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python scripts/check_seeds.py $(NB) $(FIRST)
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python scripts/run_variant.py seeds $(NB) $(FIRST)
 
 check-submissions: $(STAMP)
 	$(BIN)/python scripts/check_submissions.py $(RELEASED) $(SUBMITTED)
 
 bench: $(STAMP) data
-	$(BIN)/python scripts/bench.py
+	$(BIN)/python scripts/run_variant.py bench $(NB)
 
 # Each chapter as nbgrader's autograde runs it (heavy cells shrink), one thread.
 bench-autograde: $(STAMP) data
-	NBGRADER_EXECUTION=autograde OMP_NUM_THREADS=1 $(BIN)/python scripts/bench.py
+	NBGRADER_EXECUTION=autograde OMP_NUM_THREADS=1 $(BIN)/python scripts/run_variant.py bench $(NB)
 
 badges: $(STAMP)
 	$(BIN)/python scripts/badges.py
 
-sync-helper: $(STAMP)
-	$(BIN)/python scripts/sync_helper.py
+sync: $(STAMP)
+	$(BIN)/python scripts/sync.py
 
 clean:
 	rm -rf _build .pytest_cache

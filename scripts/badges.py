@@ -4,6 +4,7 @@ The badge is its own markdown cell tagged `remove-cell`: Colab, JupyterLab and G
 while the book (which has launch buttons, and must not load outside images) leaves it out.
 `--check` only reports notebooks whose badge is missing or stale.
 """
+
 import sys
 from pathlib import Path
 
@@ -30,16 +31,24 @@ def place_badge(notebook, path):
     cells = [c for c in notebook.cells if TAG in c.metadata.get("tags", [])]
     if len(cells) == 1 and cells[0].source == wanted and notebook.cells[1] is cells[0]:
         return False
-    notebook.cells = [c for c in notebook.cells if TAG not in c.metadata.get("tags", [])]
-    notebook.cells.insert(1, nbformat.v4.new_markdown_cell(wanted, metadata={"tags": ["remove-cell", TAG]}))
+    notebook.cells = [
+        c for c in notebook.cells if TAG not in c.metadata.get("tags", [])
+    ]
+    notebook.cells.insert(
+        1,
+        nbformat.v4.new_markdown_cell(wanted, metadata={"tags": ["remove-cell", TAG]}),
+    )
     return True
 
 
 def main(check: bool) -> int:
     changed = update_chapters(place_badge, write=not check)
     for name in changed:
-        print(f"{name}: Colab badge missing or out of date; run `make badges`" if check
-              else f"badge written to {name}")
+        print(
+            f"{name}: Colab badge missing or out of date; run `make badges`"
+            if check
+            else f"badge written to {name}"
+        )
     return 1 if check and changed else 0
 
 

@@ -3,8 +3,10 @@
 Usage: python scripts/execute_notebooks.py [notebooks/NN-name.ipynb ...]  (default: all)
 
 Widget state is not stored: the book shows each figure's kernel-free fallback, and a
-stored state would make the book load the ipywidgets JavaScript from a CDN.
+stored state would make the book load the ipywidgets JavaScript from a CDN. Nor are the
+cells' execution timestamps: they would change every line of a re-run's diff.
 """
+
 import sys
 import time
 from pathlib import Path
@@ -18,15 +20,24 @@ ROOT = Path(__file__).resolve().parent.parent
 def execute(path: Path) -> float:
     notebook = nbformat.read(path, as_version=4)
     start = time.perf_counter()
-    NotebookClient(notebook, timeout=900, kernel_name="python3", store_widget_state=False,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        notebook,
+        timeout=900,
+        kernel_name="python3",
+        store_widget_state=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    ).execute()
     notebook.metadata.pop("widgets", None)
+    for cell in notebook.cells:
+        cell.metadata.pop("execution", None)
     nbformat.write(notebook, path)
     return time.perf_counter() - start
 
 
 def main(paths):
-    paths = [Path(p).resolve() for p in paths] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    paths = [Path(p).resolve() for p in paths] or sorted(
+        (ROOT / "notebooks").glob("*.ipynb")
+    )
     for path in paths:
         print(f"executing {path.name} ...", flush=True)
         print(f"  done in {execute(path):.1f} s", flush=True)

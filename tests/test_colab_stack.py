@@ -1,6 +1,6 @@
 """Every chapter runs alone on Colab's package set (ipywidgets 7.7, IPython 7.34, numpy 2.1).
 
-`make test` builds that environment once (.venv-colab, from tests/colab-requirements.txt)
+`make test` builds that environment once (.venv-colab, from env/colab.txt)
 and passes its interpreter in STANDALONE_PYTHON; `make test-colab PY=python3.13` and
 `make test-latest` run the same test with other environments. Outputs are not compared
 (versions change digits); the notebooks' own assertions must hold, and no error,
@@ -22,7 +22,7 @@ def test_chapter_runs_alone_on_other_package_set(path):
     if not PYTHON:
         pytest.skip("skipped: STANDALONE_PYTHON not set (`make test` sets it)")
     result = subprocess.run(
-        [PYTHON, str(ROOT / "scripts" / "run_standalone.py"), str(path)],
+        [PYTHON, str(ROOT / "tests" / "run_standalone.py"), str(path)],
         capture_output=True,
         text=True,
     )

@@ -88,7 +88,7 @@ def test_controls_swap_frames_in_a_live_kernel(tmp_path, name, python):
     os.environ["JUPYTER_PATH"] = str(tmp_path)
     manager, client = start_new_kernel(kernel_name="live")
     try:
-        helper = (ROOT / "scripts" / "interactive_figure.py").read_text()
+        helper = (ROOT / "normbook" / "figures.py").read_text()
         assert not [m for m in run(client, helper) if m["msg_type"] == "error"]
         messages = run(client, FIGURE + "import hashlib")
         errors = [m["content"] for m in messages if m["msg_type"] == "error"]

@@ -1,7 +1,6 @@
-"""Tests of the MNIST loader in notebooks/07-mnist.ipynb (the code cell tagged "mnist-loader").
+"""Tests of the MNIST loader, normbook/mnist.py (chapter 07 carries it in a synced cell).
 
-The cell is extracted from the notebook and executed, so these tests exercise the notebook's own
-code, not a copy. Downloads come from a local HTTP server on 127.0.0.1 (a thread started and
+Each test loads a fresh copy of the module, so a test's changes stay its own. Downloads come from a local HTTP server on 127.0.0.1 (a thread started and
 stopped by each test) that serves small generated IDX files; the tests pass a matching checksum
 table. No test sends traffic anywhere else: the real mirror list is emptied in the fixture.
 
@@ -10,6 +9,7 @@ Run: .venv/bin/pytest tests/test_mnist_loader.py
 
 import gzip
 import hashlib
+import importlib.util
 import http.server
 import socket
 import subprocess
@@ -21,10 +21,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-from notebook_code import exec_cell  # noqa: E402
-
-NOTEBOOK = ROOT / "notebooks" / "07-mnist.ipynb"
+LOADER = ROOT / "normbook" / "mnist.py"
 NAMES = [
     "train-images-idx3-ubyte",
     "train-labels-idx1-ubyte",
@@ -112,7 +109,10 @@ class LocalMirror:
 
 @pytest.fixture()
 def loader(monkeypatch, tmp_path):
-    namespace = exec_cell(NOTEBOOK, "mnist-loader")
+    spec = importlib.util.spec_from_file_location("mnist_under_test", LOADER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    namespace = vars(module)  # the live globals: a change reaches the functions
     namespace["MNIST_MIRRORS"] = []  # never reach the real mirrors from a test
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     monkeypatch.delenv("MNIST_DIR", raising=False)

@@ -75,9 +75,10 @@ def test_no_checkpoints_or_caches_committed():
     assert not bad, bad
 
 
-def test_interactive_figure_helper_in_sync():
+def test_shared_code_in_sync():
+    """Every synced cell and grading harness equals its source in normbook/."""
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "sync_helper.py"), "--check"],
+        [sys.executable, str(ROOT / "scripts" / "sync.py"), "--check"],
         capture_output=True,
         text=True,
     )
@@ -90,7 +91,7 @@ def test_chapter_has_an_interactive_figure(path):
     helper = [
         c
         for c in notebook.cells
-        if "interactive-figure-helper" in c.metadata.get("tags", [])
+        if "sync:figures" in c.metadata.get("tags", [])
     ]
     assert len(helper) == 1, "each chapter defines the interactive-figure helper once"
     used = [

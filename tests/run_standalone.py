@@ -1,6 +1,6 @@
 """Run one chapter alone in an empty folder with this interpreter's packages.
 
-Usage: python scripts/run_standalone.py notebooks/NN-name.ipynb
+Usage: python tests/run_standalone.py notebooks/NN-name.ipynb
 
 Used by tests/test_colab_stack.py with the Colab-stack and newest-release environments
 (`make test`, `make test-colab`, `make test-latest`). The notebook is executed top to bottom
