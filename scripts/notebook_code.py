@@ -20,3 +20,13 @@ def update_chapters(update, write, paths=None):
             if write:
                 nbformat.write(notebook, path)
     return changed
+
+
+def check_or_update(update, check, stale, updated):
+    """The command line of a sync: with `check`, print `stale` (a format string with
+    {name}) for each chapter that `update` would change and return 1 if any; else save
+    the changes and print `updated` for each."""
+    changed = update_chapters(update, write=not check)
+    for name in changed:
+        print((stale if check else updated).format(name=name))
+    return 1 if check and changed else 0

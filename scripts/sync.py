@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-from notebook_code import update_chapters
+from notebook_code import check_or_update
 
 SOURCES = Path(__file__).resolve().parent.parent / "normbook"
 TAG = re.compile(r"^sync:(\w+)(?::([\w,]+))?$")
@@ -83,16 +83,12 @@ def sync(notebook, _path):
     return changed
 
 
-def main(check):
-    changed = update_chapters(sync, write=not check)
-    for name in changed:
-        print(
-            f"{name}: shared code differs from normbook/; run `make sync`"
-            if check
-            else f"updated {name} (run `make execute NB=notebooks/{name}`)"
-        )
-    return 1 if check and changed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main("--check" in sys.argv))
+    sys.exit(
+        check_or_update(
+            sync,
+            "--check" in sys.argv,
+            "{name}: shared code differs from normbook/; run `make sync`",
+            "updated {name} (run `make execute NB=notebooks/{name}`)",
+        )
+    )

@@ -20,7 +20,8 @@ CHROMIUM = next(
     filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))),
     None,
 )
-# Flags this sandboxed, offline machine needs (see DESIGN.md).
+# Flags a sandboxed, offline machine needs: no sandbox (root), no GPU, no background
+# requests to Google's services.
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -53,20 +54,22 @@ def notebook_title(notebook):
 
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory, worker_id):
-    """Build the book once (shared by xdist workers) into a temporary folder; return its html dir."""
+    """Build the book once per test run (shared by xdist workers), from scratch, where
+    `make book` puts it (_build/html), so CI publishes the very site it tested."""
     base = tmp_path_factory.getbasetemp()
     if worker_id != "master":
         base = base.parent
-    out, log = base / "book", base / "book-build.log"
+    html, log = ROOT / "_build" / "html", base / "book-build.log"
     with FileLock(str(base / "book.lock")):
-        if not (out / "_build" / "html" / "index.html").exists():
+        if not (base / "book-built").exists():
+            # A build reports warnings only for the pages it rebuilds: start clean.
+            for stale in ("html", ".doctrees", "jupyter_execute"):
+                shutil.rmtree(ROOT / "_build" / stale, ignore_errors=True)
             result = subprocess.run(
                 [
                     str(Path(sys.executable).parent / "jupyter-book"),
                     "build",
                     str(ROOT),
-                    "--path-output",
-                    str(out),
                     "-W",
                     "-n",
                     "--keep-going",
@@ -75,11 +78,12 @@ def built_book(tmp_path_factory, worker_id):
                 text=True,
             )
             log.write_text(result.stdout + result.stderr)
+            (base / "book-built").write_text(str(result.returncode))
             if result.returncode != 0:
-                shutil.rmtree(out / "_build" / "html", ignore_errors=True)
-    if not (out / "_build" / "html" / "index.html").exists():
+                shutil.rmtree(html, ignore_errors=True)
+    if not (html / "index.html").exists():
         pytest.fail("book build failed:\n" + log.read_text()[-5000:])
-    return out / "_build" / "html"
+    return html
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -1,10 +1,20 @@
 """The book builds with warnings as errors, and every _toc.yml entry became a complete page."""
 
+import base64
 import re
+import sys
 
 import pytest
 
-from conftest import ROOT, notebook_title, read_notebook, toc_files
+from conftest import NOTEBOOKS, ROOT, notebook_title, read_notebook, toc_files
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from points_table import chapter_points  # noqa: E402
+
+# One rule for every chapter: the frames of its interactive figures, which the page
+# loads only when a control selects them, stay within this many bytes in all.
+FRAMES_BUDGET = 800_000
+FRAME = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
 
 
 def page_title(entry):
@@ -87,3 +97,34 @@ def test_bibliography_uses_author_year_labels(built_book):
         + html.count('href="https://doi.org/')
         >= 20
     )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_interactive_figure_frames_fit_the_budget(path):
+    frames = set()
+    for cell in read_notebook(path).cells:
+        for output in cell.get("outputs", []):
+            html = output.get("data", {}).get("text/html", "")
+            if 'class="interactive-figure"' in html:
+                frames.update(FRAME.findall(html))
+    size = sum(len(base64.b64decode(frame)) for frame in frames)
+    assert size <= FRAMES_BUDGET, (
+        f"{size:,} bytes of frames; the budget is {FRAMES_BUDGET:,}"
+    )
+
+
+def test_points_table_generated_from_the_notebooks(built_book):
+    html = (built_book / "book" / "instructors.html").read_text()
+    cells = [
+        re.sub(r"<[^>]+>", "", c).strip()
+        for c in re.findall(r"<td[^>]*>(.*?)</td>", html, re.S)
+    ]
+    totals = [0, 0, 0]
+    for path in NOTEBOOKS:
+        count, auto, manual = chapter_points(path)
+        totals = [totals[0] + count, totals[1] + auto, totals[2] + manual]
+        row = [path.stem, str(count), str(auto), str(manual), str(auto + manual)]
+        start = cells.index(path.stem)
+        assert cells[start : start + 5] == row
+    start = cells.index("All chapters")
+    assert cells[start + 1 : start + 5] == [*map(str, totals), str(sum(totals[1:]))]

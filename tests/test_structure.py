@@ -1,5 +1,6 @@
 """Structure of the repository and of every notebook (fast checks, no execution)."""
 
+import ast
 import re
 import subprocess
 import sys
@@ -11,10 +12,6 @@ from conftest import NOTEBOOKS, ROOT, notebook_title, read_notebook, toc_files
 MACHINE_PATH = re.compile(
     r"(/home/|/root/|/work/|/tmp/|/Users/|[A-Z]:\\\\Users|site-packages)"
 )
-
-
-def test_there_are_chapters():
-    assert len(NOTEBOOKS) >= 1
 
 
 def test_every_toc_entry_exists():
@@ -88,11 +85,7 @@ def test_shared_code_in_sync():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_chapter_has_an_interactive_figure(path):
     notebook = read_notebook(path)
-    helper = [
-        c
-        for c in notebook.cells
-        if "sync:figures" in c.metadata.get("tags", [])
-    ]
+    helper = [c for c in notebook.cells if "sync:figures" in c.metadata.get("tags", [])]
     assert len(helper) == 1, "each chapter defines the interactive-figure helper once"
     used = [
         c
@@ -218,3 +211,41 @@ def test_every_exercise_heading_shows_its_points(path):
         assert totals[heading] == points, (
             f"{heading}: the heading says {points}, its cells give {totals[heading]}"
         )
+
+
+PARAMETERS = ("SEEDS", "AUTOGRADING", "FULL_SCALE", "BENCHMARK")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_one_parameters_cell(path):
+    """SEEDS (a literal list), AUTOGRADING and any FULL_SCALE or BENCHMARK are set in one
+    cell tagged `parameters`, the one place scripts/run_variant.py changes, and nowhere else."""
+    cells = _code_cells(read_notebook(path))
+    tagged = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, "expected one code cell tagged `parameters`"
+    for cell in cells:
+        source = "\n".join(
+            line for line in cell.source.splitlines() if not line.startswith(("%", "!"))
+        )
+        assigned = {
+            target.id
+            for node in ast.parse(source).body
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+            if isinstance(target, ast.Name) and target.id in PARAMETERS
+        }
+        if cell is tagged[0]:
+            assert {"SEEDS", "AUTOGRADING"} <= assigned, (
+                "SEEDS and AUTOGRADING belong here"
+            )
+            seeds = next(
+                n.value
+                for n in ast.parse(source).body
+                if isinstance(n, ast.Assign)
+                and getattr(n.targets[0], "id", "") == "SEEDS"
+            )
+            assert isinstance(ast.literal_eval(seeds), list), (
+                "SEEDS must be a literal list"
+            )
+        else:
+            assert not assigned, f"cell {cell.execution_count} sets {sorted(assigned)}"

@@ -51,7 +51,9 @@ def _fix_scripts(app, pagename, templatename, context, doctree):
         )
 
 
-FONTAWESOME_JS = re.compile(r'<(script|link)[^>]*scripts/fontawesome\.js[^>]*>(</script>)?\n?')
+FONTAWESOME_JS = re.compile(
+    r"<(script|link)[^>]*scripts/fontawesome\.js[^>]*>(</script>)?\n?"
+)
 
 
 def _drop_fontawesome_js(app, exception):
