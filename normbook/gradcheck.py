@@ -32,7 +32,7 @@ def rel_error(x, y):
 
 
 def normwise_error(a, b):
-    """Relative error of the whole array: ||a - b|| / (||a|| + ||b||), floored likewise."""
+    """Relative error of the whole array: ||a - b|| / max(1e-8, ||a|| + ||b||)."""
     return float(
         np.linalg.norm(a - b) / max(1e-8, np.linalg.norm(a) + np.linalg.norm(b))
     )

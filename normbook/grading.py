@@ -17,16 +17,42 @@ def _unavailable(*_args, **_kwargs):
 
 
 def _call_without(_forbidden, _fn, *_args, **_kwargs):
-    # Call _fn with autograd and the notebook globals named in _forbidden unavailable.
-    _g = globals()
-    _saved = {_n: _g[_n] for _n in _forbidden if _n in _g}
+    # Call _fn with autograd and what _forbidden names unavailable: notebook globals
+    # ("layernorm_backward"), a module's own functions ("torch.nn.init") or one
+    # function of a module ("torch.nn.functional.layer_norm"), also under other names
+    # in the notebook. _BLOCKED tells a grader in another process what is ruled out.
+    _g, _hidden = globals(), {}
+    for _name in _forbidden:
+        if "." in _name:
+            try:
+                _module = __import__(_name, fromlist=["_"])
+                for _n, _f in vars(_module).items():
+                    if callable(_f) and getattr(_f, "__module__", None) == _name:
+                        _hidden[_module, _n] = _f
+            except ImportError:
+                _path, _, _n = _name.rpartition(".")
+                _module = __import__(_path, fromlist=["_"])
+                _hidden[_module, _n] = getattr(_module, _n)
+        elif _name in _g:
+            _hidden[None, _name] = _g[_name]
+    _fns = list(_hidden.values())
+    _aliases = [_k for _k, _v in _g.items() if any(_v is _f for _f in _fns)]
+    _saved = {_k: _g[_k] for _k in _aliases}
     _hooks = [getattr(_m, _n) for _m, _n in _AUTOGRAD]
     try:
+        _g["_BLOCKED"] = tuple(_forbidden)
+        for (_m, _n), _f in _hidden.items():
+            if _m is not None:
+                setattr(_m, _n, _unavailable)
         _g.update(dict.fromkeys(_saved))
         for _m, _n in _AUTOGRAD:
             setattr(_m, _n, _unavailable)
         return _fn(*_args, **_kwargs)
     finally:
+        del _g["_BLOCKED"]
+        for (_m, _n), _f in _hidden.items():
+            if _m is not None:
+                setattr(_m, _n, _f)
         _g.update(_saved)
         for (_m, _n), _hook in zip(_AUTOGRAD, _hooks):
             setattr(_m, _n, _hook)

@@ -45,7 +45,7 @@ if __name__ == "__main__":
     sys.exit(
         check_or_update(
             place_badge,
-            "--check" in sys.argv,
+            sys.argv[1:],
             "{name}: Colab badge missing or out of date; run `make badges`",
             "badge written to {name}",
         )

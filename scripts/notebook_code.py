@@ -22,11 +22,14 @@ def update_chapters(update, write, paths=None):
     return changed
 
 
-def check_or_update(update, check, stale, updated):
-    """The command line of a sync: with `check`, print `stale` (a format string with
-    {name}) for each chapter that `update` would change and return 1 if any; else save
-    the changes and print `updated` for each."""
-    changed = update_chapters(update, write=not check)
+def check_or_update(update, argv, stale, updated):
+    """The command line of a sync, `[--check] [NB ...]`: with --check, print `stale` (a
+    format string with {name}) for each chapter (of the NBs given, else of all) that
+    `update` would change and return 1 if any; else save the changes and print
+    `updated` for each."""
+    check = "--check" in argv
+    paths = [Path(a) for a in argv if a != "--check"]
+    changed = update_chapters(update, write=not check, paths=paths)
     for name in changed:
         print((stale if check else updated).format(name=name))
     return 1 if check and changed else 0

@@ -4,8 +4,9 @@ A notebook must run alone (as Colab opens it), so each chapter carries copies of
 code it shares with others; normbook/ is their single source. Two kinds of copy:
 
 - a code cell tagged `sync:MODULE` is the whole of normbook/MODULE.py; one tagged
-  `sync:MODULE:NAME,NAME,...` holds those top-level definitions of the module, in that
-  order, each with the comment lines just above it;
+  `sync:MODULE:NAME` (one tag per definition; tags cannot hold commas) holds those
+  top-level definitions, in the order of its tags, each with the comment lines just
+  above it;
 - a grade cell holds normbook/grading.py between the lines `# BEGIN GRADING HARNESS`
   and `# END GRADING HARNESS`.
 
@@ -21,7 +22,7 @@ from pathlib import Path
 from notebook_code import check_or_update
 
 SOURCES = Path(__file__).resolve().parent.parent / "normbook"
-TAG = re.compile(r"^sync:(\w+)(?::([\w,]+))?$")
+TAG = re.compile(r"^sync:(\w+)(?::(\w+))?$")
 HARNESS = re.compile(
     r"(^# BEGIN GRADING HARNESS\n).*?(^# END GRADING HARNESS$)", re.S | re.M
 )
@@ -34,43 +35,37 @@ def module_source(module):
     return path.read_text(encoding="utf-8").rstrip("\n")
 
 
-def definitions(module, names):
-    """The named top-level definitions of a module, each with its comment lines."""
+def definition(module, name):
+    """A top-level definition of a module, with the comment lines just above it."""
     source = module_source(module)
     lines = source.split("\n")
-    found = {}
     for node in ast.parse(source).body:
         targets = getattr(node, "targets", [getattr(node, "target", None)])
-        for name in [getattr(node, "name", None)] + [
+        names = [getattr(node, "name", None)] + [
             getattr(t, "id", None) for t in targets
-        ]:
-            if name in names:
-                start = node.lineno - 1
-                while start > 0 and lines[start - 1].startswith("#"):
-                    start -= 1
-                found[name] = "\n".join(lines[start : node.end_lineno])
-    missing = [n for n in names if n not in found]
-    if missing:
-        raise SystemExit(f"sync: normbook/{module}.py defines no {', '.join(missing)}")
-    return "\n\n\n".join(found[n] for n in names)
+        ]
+        if name in names:
+            start = node.lineno - 1
+            while start > 0 and lines[start - 1].startswith("#"):
+                start -= 1
+            return "\n".join(lines[start : node.end_lineno])
+    raise SystemExit(f"sync: normbook/{module}.py defines no {name}")
 
 
 def synced_source(cell):
     """What the cell must hold, or None if it is no copy."""
+    parts = []
     for tag in cell.get("metadata", {}).get("tags", []):
         match = TAG.match(tag)
         if match:
-            module, names = match.groups()
-            return (
-                definitions(module, names.split(","))
-                if names
-                else module_source(module)
-            )
+            module, name = match.groups()
+            parts.append(definition(module, name) if name else module_source(module))
+    if parts:
+        return "\n\n\n".join(parts)
     if cell.cell_type == "code" and HARNESS.search(cell.source):
-        harness = module_source("grading")
-        return HARNESS.sub(
-            lambda m: m.group(1) + harness + "\n" + m.group(2), cell.source
-        )
+        # Two blank lines before the end marker, as ruff formats a comment after a def.
+        harness = module_source("grading") + "\n\n\n"
+        return HARNESS.sub(lambda m: m.group(1) + harness + m.group(2), cell.source)
     return None
 
 
@@ -87,7 +82,7 @@ if __name__ == "__main__":
     sys.exit(
         check_or_update(
             sync,
-            "--check" in sys.argv,
+            sys.argv[1:],
             "{name}: shared code differs from normbook/; run `make sync`",
             "updated {name} (run `make execute NB=notebooks/{name}`)",
         )

@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 
+import nbformat
 import pytest
 
 from conftest import NOTEBOOKS, ROOT, notebook_title, read_notebook, toc_files
@@ -36,6 +37,7 @@ def test_notebook_names():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_is_executed_and_clean(path):
     notebook = read_notebook(path)
+    nbformat.validate(notebook)  # e.g. no comma in a tag: nbgrader refuses those
     assert notebook_title(notebook), "the first cell must start with '# Title'"
     assert notebook.metadata.kernelspec.name == "python3"
     assert "widgets" not in notebook.metadata, (
