@@ -10,7 +10,8 @@ STYLED := normbook scripts tests book/_ext notebooks
 PYTEST_FLAGS := -n 2 --dist loadfile -p no:cacheprovider
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
-	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde
+	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
+	grade collect
 
 help:
 	@echo "make book     build the HTML book into _build/html"
@@ -29,6 +30,8 @@ help:
 	@echo "make check-seeds NB=notebooks/x.ipynb   run a chapter with two other seed lists"
 	@echo "make full-scale                 chapter 07 at the papers' step counts (about an hour)"
 	@echo "make check-submissions RELEASED=... SUBMITTED=...   flag tampered submissions"
+	@echo "make collect COURSE=... DOWNLOAD=...   an LMS download into an nbgrader course"
+	@echo "make grade COURSE=... ASSIGNMENT=...   grade a course's submissions"
 	@echo "make clean    remove build products"
 
 venv: $(STAMP)
@@ -106,6 +109,16 @@ check-seeds: $(STAMP) data
 
 check-submissions: $(STAMP)
 	$(BIN)/python scripts/check_submissions.py $(RELEASED) $(SUBMITTED)
+
+# Grade an nbgrader course's submissions, the checks apart from the student's code:
+# make grade COURSE=path/to/course ASSIGNMENT=03-layernorm-backward [JOBS=2]
+JOBS ?= 1
+grade: $(STAMP)
+	OMP_NUM_THREADS=1 $(BIN)/python scripts/grade.py --course $(COURSE) $(ASSIGNMENT) --jobs $(JOBS)
+
+# Put an LMS download (a folder or zip of notebooks, however renamed) into COURSE/submitted/
+collect: $(STAMP)
+	$(BIN)/python scripts/collect.py $(COURSE) $(DOWNLOAD)
 
 bench: $(STAMP) data
 	$(BIN)/python scripts/run_variant.py bench $(NB)

@@ -1,5 +1,7 @@
 """The instructor pipeline: exercise metadata, student versions, and a real nbgrader round."""
 
+import ast
+import json
 import os
 import re
 import shutil
@@ -182,13 +184,161 @@ def adversary(released, replacements):
     return notebook
 
 
+def coding_exercises(notebook):
+    """[(solution cell, [its grade cells])] in order."""
+    exercises = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        if grader(cell).get("solution"):
+            exercises.append((cell, []))
+        elif grader(cell).get("grade") and exercises:
+            exercises[-1][1].append(cell)
+    return exercises
+
+
+def defined_function(source):
+    tree = ast.parse(source)
+    return next(n.name for n in tree.body if isinstance(n, ast.FunctionDef))
+
+
+def forbidden_names(grade_cells):
+    """The names an exercise's grade cells make unavailable (`_FORBIDDEN`)."""
+    names = set()
+    for cell in grade_cells:
+        for node in ast.walk(ast.parse(cell.source)):
+            if isinstance(node, ast.Assign) and any(
+                getattr(t, "id", "") == "_FORBIDDEN" for t in node.targets
+            ):
+                names |= set(ast.literal_eval(node.value))
+    return sorted(names)
+
+
+# Attacks that defeat checks running in the student's own kernel (the grader runs the
+# checks in another process). Each replaces a solution cell; {name} is its function.
+FRAME_ORACLE = """\
+import sys
+
+
+def {name}(*args, **kwargs):
+    # Read the expected result off the caller's frames.
+    frame = sys._getframe(1)
+    while frame is not None:
+        for scope in (frame.f_locals, frame.f_globals):
+            for key in ("_ref", "_reference", "_expected", "_want", "_r"):
+                if key in scope:
+                    return scope[key]
+        frame = frame.f_back
+    raise RuntimeError("no oracle found")
+"""
+LYING_ARRAY = """\
+import sys
+
+_np = sys.modules["numpy"]
+
+
+class _Liar(_np.ndarray):
+    # Equal to anything, and every difference is zero.
+    def __eq__(self, other):
+        return _np.ones(_np.shape(other), bool)
+
+    def __sub__(self, other):
+        return _np.zeros(_np.shape(other))
+
+
+_np.ndarray = _Liar
+
+
+def {name}(*args, **kwargs):
+    out = _np.zeros(_np.shape(args[0])).view(_Liar)
+    return (out, out, out)
+"""
+CAPTURED_REFERENCE = """\
+def {name}(*args, _impl={forbidden}, **kwargs):
+    return _impl(*args, **kwargs)
+"""
+CAPTURED_AUTOGRAD = "from torch.autograd import grad as _grad  # kept for later\n\n"
+# Added cells (not solution cells): they run in the student's kernel only.
+AST_TRANSFORMER = """\
+import ast
+
+from IPython import get_ipython
+
+
+class _Forgive(ast.NodeTransformer):
+    def visit_Module(self, node):
+        handler = ast.ExceptHandler(type=None, name=None, body=[ast.Pass()])
+        body = [ast.Try(body=node.body, handlers=[handler], orelse=[], finalbody=[])]
+        return ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
+
+
+get_ipython().ast_transformers.append(_Forgive())
+"""
+REBOUND_FLOAT = "__builtins__.float = lambda *args: 0.0\n"
+
+
+def generic_attacks(released, instructor, chapter):
+    """A hand-out in which every coding exercise holds one of the attacks above (the
+    kind rotates with the chapter, so the chapters together try each), behind two added
+    cells that tamper with the kernel. Every grade cell must score 0."""
+    notebook = nbformat.read(released, as_version=4)
+    models = {
+        grader(cell)["grade_id"]: (cell.source, forbidden_names(grade_cells))
+        for cell, grade_cells in coding_exercises(instructor)
+    }
+    kinds = ["frame", "liar", "reference", "autograd"]
+    for k, (cell, grade_cells) in enumerate(coding_exercises(notebook)):
+        model, forbidden = models[grader(cell)["grade_id"]]
+        name, kind = defined_function(model), kinds[(k + chapter) % len(kinds)]
+        if kind == "reference" and forbidden:
+            cell.source = CAPTURED_REFERENCE.format(name=name, forbidden=forbidden[0])
+        elif kind == "autograd" and any(
+            "_call_without" in c.source for c in grade_cells
+        ):
+            cell.source = CAPTURED_AUTOGRAD + model
+        elif kind == "liar":
+            cell.source = LYING_ARRAY.format(name=name)
+        else:
+            cell.source = FRAME_ORACLE.format(name=name)
+    for added in (REBOUND_FLOAT, AST_TRANSFORMER):
+        notebook.cells.insert(2, nbformat.v4.new_code_cell(added))
+    return notebook
+
+
+def honest_variant(notebook):
+    """The model solutions as a student would hand them in: typed written answers, an
+    added cell that tries things out, a module-level name of the student's own."""
+    for cell in notebook.cells:
+        meta = grader(cell)
+        if meta.get("solution") and cell.cell_type == "code":
+            cell.source = "my_check = 1  # a quick self-test of my own\n" + cell.source
+        if meta.get("solution") and cell.cell_type == "markdown":
+            cell.source = "My answer: see the derivation above."
+    notebook.cells.insert(3, nbformat.v4.new_code_cell('print("trying things out")'))
+    return notebook
+
+
+def grade_course(course, assignment):
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "grade.py"), "--course", str(course)]
+        + [assignment, "--json", str(course / "reports.json")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return json.loads((course / "reports.json").read_text())
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_real_nbgrader_round(tmp_path, build_dir, path):
-    """A real nbgrader course, one assignment per chapter. The instructor version gets full
-    marks; the chapter's adversarial submission (hard-coded answers, forbidden references,
-    monkeypatched comparisons, untouched and half-right exercises) gets exactly the points
-    tests/submissions/ expects, fails only in grade cells, and check_submissions flags
-    its monkeypatch and an edited grade cell."""
+def test_grading_round(tmp_path, build_dir, path, artifacts):
+    """A real nbgrader course, one assignment per chapter, graded by scripts/grade.py
+    (the checks in another process than the student's code). The instructor version
+    and an honest variant of it get full marks; the chapter's adversarial submission
+    (hard-coded answers, forbidden references, monkeypatched comparisons, untouched and
+    half-right exercises) gets exactly the points tests/submissions/ expects; the
+    generic attacks (frame oracles, lying arrays, captured references and autograd,
+    kernel hooks in added cells) get 0 and are flagged; check_submissions flags the
+    monkeypatch and an edited grade cell."""
     assignment, course = path.stem, tmp_path / "course"
     source = course / "source" / assignment
     source.mkdir(parents=True)
@@ -198,54 +348,67 @@ def test_real_nbgrader_round(tmp_path, build_dir, path):
     nbgrader(course, "db", "assignment", "add", assignment)
     nbgrader(course, "generate_assignment", assignment, "--force")
     released = course / "release" / assignment / path.name
+    instructor = read_notebook(source / path.name)
 
     attacks = submissions(path)
-    students = {"instructor_copy": read_notebook(source / path.name)}
+    students = {
+        "instructor_copy": read_notebook(source / path.name),
+        "honest_variant": honest_variant(read_notebook(source / path.name)),
+        "generic_attacks": generic_attacks(released, instructor, int(path.name[:2])),
+    }
     for student, (replacements, _) in attacks.items():
         students[student] = adversary(released, replacements)
     for student, notebook in students.items():
         folder = course / "submitted" / student / assignment
         folder.mkdir(parents=True)
         nbformat.write(notebook, folder / path.name)
-    nbgrader(
-        course, "autograde", assignment, "--create", "--force"
-    )  # default 30 s/cell
+    reports = grade_course(course, assignment)
+    (artifacts / "grading").mkdir(exist_ok=True)  # scores, flags and times, to read
+    (artifacts / "grading" / f"{path.stem}.json").write_text(json.dumps(reports))
 
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
-        full = gradebook.find_submission_notebook(
-            path.stem, assignment, "instructor_copy"
-        )
-        assert full.code_score == full.max_code_score > 0, (
-            "instructor version lost points"
-        )
         graded_ids = {
             g.name
             for g in gradebook.find_notebook(path.stem, assignment).grade_cells
             if g.cell_type == "code"
         }
+
+        def scores(student):
+            return {
+                grade_id: gradebook.find_grade(
+                    grade_id, path.stem, assignment, student
+                ).auto_score
+                for grade_id in graded_ids
+            }
+
+        for student in ("instructor_copy", "honest_variant"):
+            full = gradebook.find_submission_notebook(path.stem, assignment, student)
+            assert full.code_score == full.max_code_score > 0, (
+                f"{student} lost points: {reports[f'{student}/{path.name}']}"
+            )
+            assert not reports[f"{student}/{path.name}"]["flags"], student
+        attacked = reports[f"generic_attacks/{path.name}"]
+        assert set(scores("generic_attacks").values()) == {0}, attacked
+        assert attacked["flags"], "the attacks' solution cells must be flagged"
         for student, (_, expected) in attacks.items():
-            scores = {}
-            for grade_id in expected:
-                grade = gradebook.find_grade(grade_id, path.stem, assignment, student)
-                scores[grade_id] = grade.auto_score
-            assert scores == expected, f"{student}: got {scores}"
             assert set(expected) == graded_ids, (
                 "EXPECTED must name every autograded cell"
             )
+            assert scores(student) == expected, reports[f"{student}/{path.name}"]
 
-    for student in attacks:
-        graded = nbformat.read(
-            course / "autograded" / student / assignment / path.name, as_version=4
-        )
-        for cell in graded.cells:
-            for output in cell.get("outputs", []):
-                if output.output_type == "error":
-                    assert grader(cell).get("grade"), (
-                        f"{path.name}: a lecture cell fails in {student} with "
-                        f"{output.ename}: {output.evalue}\n{cell.source[:300]}"
-                    )
+    graded = nbformat.read(
+        course / "autograded" / "honest_variant" / assignment / path.name,
+        as_version=4,
+    )
+    answers = [
+        c
+        for c in graded.cells
+        if grader(c).get("solution") and c.cell_type == "markdown"
+    ]
+    schemes = [c for c in graded.cells if c.source.startswith("**For the grader")]
+    assert len(schemes) == len(answers), "formgrader's copy shows every mark scheme"
 
     # The checker flags the monkeypatch, and an edited grade cell.
     for student, (replacements, _) in attacks.items():

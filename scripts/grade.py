@@ -1,0 +1,483 @@
+"""Autograde submissions with checks that the student's code cannot reach.
+
+Usage:
+  python scripts/grade.py SOURCE.ipynb SUBMITTED.ipynb [...]     print each score
+  python scripts/grade.py --course DIR ASSIGNMENT [--jobs N]      grade an nbgrader course:
+      DIR/source/ASSIGNMENT/*.ipynb against DIR/submitted/*/ASSIGNMENT/, scores written
+      to DIR/gradebook.db (per grade cell, as `nbgrader autograde` would) and each
+      notebook, with its results and the mark schemes, to DIR/autograded/ for formgrader
+Options: --cell-timeout S (seconds per cell, default 120), --json FILE (the reports).
+
+How a submission is graded. Only the student's solution cells are taken, by nbgrader cell
+id; they run with the lecture cells of SOURCE (the instructor notebook) that they depend on
+(by the names they read) in a fresh child process (scripts/grade_runner.py) in an empty
+throw-away folder, with a time limit per cell. Added cells and edited lecture cells are reported, never run. The grade cells of
+SOURCE, hidden tests included, run here, in this process, after the lecture cells they
+depend on: they compute their references
+themselves and call the student's functions through a wire that carries plain data only
+(scripts/grade_channel.py), so the student's code cannot read the expected values off the
+call stack, patch the modules the checks use, or hand back an ndarray that lies. What an
+exercise forbids (the names in its grade cells' `_call_without(...)`, and autograd) is
+unavailable in the child during each call and is also looked for in the solution code
+(scripts/check_submissions.py): a solution that names it, or reaches around the checks
+(frames, builtins, sys.modules, IPython hooks, dynamic code), scores 0 for that exercise;
+other findings (a patched np.allclose) cannot reach the checks and are only reported. A grade
+cell scores its points when it runs to the end; what it prints, on stdout or stderr, never
+counts. Nothing is dropped: a submission that cannot be read, times out or crashes is
+reported with the reason and its points are 0.
+"""
+
+import argparse
+import ast
+import concurrent.futures
+import contextlib
+import io
+import json
+import os
+import subprocess
+import symtable
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from check_submissions import exercise_findings, zeroes
+from grade_channel import Channel, Remote, RemoteError, WireTimeout, compile_cell
+
+HERE = Path(__file__).resolve().parent
+RUNNER = (
+    f"import sys; sys.path.insert(0, {str(HERE)!r}); "
+    "import grade_runner; grade_runner.main()"
+)
+
+
+def grading(cell):
+    return cell.metadata.get("nbgrader", {})
+
+
+def without_magics(source):
+    lines = source.splitlines()
+    return "\n".join(
+        "" if line.lstrip().startswith(("%", "!")) else line for line in lines
+    )
+
+
+def top_level_names(source):
+    try:
+        tree = ast.parse(without_magics(source))
+    except SyntaxError:
+        return []
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names += [t.id for t in targets if isinstance(t, ast.Name)]
+    return names
+
+
+def names_of(source):
+    """Names a cell may define, names it surely defines (at top level, unconditionally),
+    and global names it reads (in any function too), by static analysis."""
+    text = without_magics(source)
+    try:
+        tree, table = ast.parse(text), symtable.symtable(text, "cell", "exec")
+    except SyntaxError:
+        return set(), set(), set()
+    defined = {
+        s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()
+    }
+    read, scopes = set(), [table]
+    while scopes:
+        scope = scopes.pop()
+        scopes += scope.get_children()
+        for symbol in scope.get_symbols():
+            top = scope is table or symbol.is_global()
+            if symbol.is_referenced() and top:
+                read.add(symbol.get_name())
+    surely = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            surely.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            surely |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            surely |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return defined, surely, read
+
+
+def cells_needed(cells, sources, side):
+    """Indices of the lecture cells that one side depends on: a backward pass that
+    follows the names its own cells read (the grade cells on the grader's side, the
+    solution cells on the student's) to the lecture cell that last set them, and so on.
+    `sources[k]` is the code of cell k (the student's, for a solution cell)."""
+    needed, wanted = set(), set()
+    for k in range(len(cells) - 1, -1, -1):
+        meta = grading(cells[k])
+        if cells[k].cell_type != "code":
+            continue
+        defined, surely, read = names_of(sources[k])
+        if meta.get("solution"):
+            wanted -= defined  # the student's process defines these
+            if side == "student":
+                wanted |= read
+        elif meta.get("grade"):
+            if side == "grader":
+                wanted |= read
+        elif defined & wanted:
+            needed.add(k)
+            wanted = (wanted - surely) | read
+    return needed
+
+
+class Child:
+    """The student's process: a fresh Python in an empty folder, spoken to over pipes."""
+
+    def __init__(self, folder, cell_timeout):
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": folder,
+            "MPLBACKEND": "Agg",
+            "NBGRADER_EXECUTION": "autograde",
+            "OMP_NUM_THREADS": "1",
+        }
+        if os.environ.get("MNIST_DIR"):  # the data set, read-only; not the course
+            env["MNIST_DIR"] = os.environ["MNIST_DIR"]
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-c", RUNNER],
+            cwd=folder,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        self.channel = Channel(
+            self.process.stdout.fileno(), self.process.stdin.fileno()
+        )
+        self.timeout = cell_timeout
+
+    def run(self, name, source):
+        reply, _ = self.channel.request(
+            {"op": "exec", "name": name, "source": source}, timeout=self.timeout
+        )
+        return reply.get("error")
+
+    def lookup(self, names):
+        reply, blobs = self.channel.request(
+            {"op": "lookup", "names": names}, timeout=self.timeout
+        )
+        return {n: self.channel.decode(v, blobs) for n, v in reply["values"].items()}
+
+    def block(self, forbidden, autograd):
+        self.channel.request(
+            {"op": "block", "forbidden": forbidden, "autograd": autograd},
+            timeout=self.timeout,
+        )
+
+    def close(self):
+        with contextlib.suppress(OSError):
+            self.channel.send({"op": "quit"})
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+class Grader:
+    """Runs SOURCE's lecture and grade cells here, the submission's solutions in a Child."""
+
+    def __init__(self, source, submission, cell_timeout):
+        self.source, self.submission = source, submission
+        self.cell_timeout = cell_timeout
+        self.namespace = {"__name__": "__main__"}
+        self.child = None
+
+    def blocked_now(self):
+        """What the running grade cell makes unavailable: its harness's _call_without
+        names it in _BLOCKED (and always rules out autograd)."""
+        blocked = self.namespace.get("_BLOCKED")
+        return (list(blocked), True) if blocked is not None else ([], False)
+
+    def bind(self, names):
+        """Bind the student's names here: functions as stand-ins, data as plain data."""
+        for name, value in self.child.lookup(names).items():
+            self.namespace[name] = value
+
+    def run_here(self, source, name):
+        code = compile_cell(source, name)
+        with (
+            contextlib.redirect_stdout(io.StringIO()),
+            contextlib.redirect_stderr(io.StringIO()),
+        ):
+            exec(code, self.namespace)
+
+    def grade(self):
+        report = {"cells": {}, "notes": [], "flags": []}
+        solutions = {
+            grading(c)["grade_id"]: c
+            for c in self.submission.cells
+            if grading(c).get("solution") and grading(c).get("grade_id")
+        }
+        released = {c.source.strip() for c in self.source.cells}
+        for k, cell in enumerate(self.submission.cells):
+            if grading(cell).get("grade_id"):
+                continue  # solutions are run; locked cells come from SOURCE
+            if cell.cell_type == "code" and cell.source.strip() not in released:
+                report["notes"].append(
+                    f"cell {k}: added or edited lecture cell, not run"
+                )
+        zeroed = {}
+        for grade_id, findings in exercise_findings(self.source, solutions).items():
+            report["flags"] += [f"{grade_id}: {finding}" for finding in findings]
+            reasons = [f for f in findings if zeroes(f)]
+            if reasons:
+                group = grade_id_group(self.source, grade_id)
+                zeroed.update(dict.fromkeys(group, reasons))
+        cells = self.source.cells
+        sources = [
+            solutions[grading(c)["grade_id"]].source
+            if grading(c).get("solution") and grading(c)["grade_id"] in solutions
+            else c.source
+            for c in cells
+        ]
+        here = cells_needed(cells, sources, "grader")
+        there = cells_needed(cells, sources, "student")
+        failure = None
+        with tempfile.TemporaryDirectory() as folder:
+            self.child = Child(folder, self.cell_timeout)
+            Remote.timeout = self.cell_timeout
+            Remote.before_call = lambda: self.child.block(*self.blocked_now())
+            try:
+                for k, cell in enumerate(self.source.cells):
+                    if cell.cell_type != "code":
+                        continue
+                    meta, name = grading(cell), f"cell {k}"
+                    if meta.get("grade"):
+                        report["cells"][meta["grade_id"]] = self.grade_cell(
+                            cell, failure or zeroed.get(meta["grade_id"])
+                        )
+                    elif failure:
+                        continue
+                    elif meta.get("solution"):
+                        mine = solutions.get(meta["grade_id"])
+                        source = mine.source if mine is not None else ""
+                        if mine is None:
+                            report["notes"].append(f"{meta['grade_id']}: missing")
+                        error = self.child.run(meta["grade_id"], source)
+                        if error:
+                            report["notes"].append(
+                                f"{meta['grade_id']}: {error.strip().splitlines()[-1]}"
+                            )
+                        self.bind(top_level_names(source))
+                    else:
+                        self.run_lecture_cell(
+                            cell, name, k in here, k in there, report["notes"]
+                        )
+            except (WireTimeout, EOFError) as error:
+                failure = f"the student's process stopped: {error}"
+                report["notes"].append(failure)
+                for cell in self.source.cells:
+                    meta = grading(cell)
+                    if meta.get("grade") and cell.cell_type == "code":
+                        report["cells"].setdefault(
+                            meta["grade_id"], self.grade_cell(cell, [failure])
+                        )
+            finally:
+                self.child.close()
+        return report
+
+    def run_lecture_cell(self, cell, name, here, there, notes):
+        if here:
+            try:
+                self.run_here(cell.source, name)
+            except Exception as error:  # as in a notebook: the next cells still run
+                notes.append(f"{name} failed here: {type(error).__name__}: {error}")
+        if there and self.child.run(name, cell.source):
+            notes.append(f"{name} (lecture) failed in the student's process")
+
+    def grade_cell(self, cell, zero_reasons):
+        meta = grading(cell)
+        result = {"points": 0, "max": meta.get("points", 0)}
+        if zero_reasons:
+            result["error"] = "; ".join(
+                [zero_reasons] if isinstance(zero_reasons, str) else zero_reasons
+            )
+            return result
+        try:
+            self.run_here(cell.source, meta["grade_id"])
+            result["points"] = result["max"]
+        except AssertionError as error:
+            result["error"] = f"AssertionError: {error}"[:500]
+        except (WireTimeout, EOFError):
+            raise
+        except (RemoteError, Exception) as error:
+            result["error"] = f"{type(error).__name__}: {error}"[:500]
+        return result
+
+
+def grade_id_group(source, solution_id):
+    """The grade cells that test the solution cell `solution_id` (until the next one)."""
+    ids, inside = [], False
+    for cell in source.cells:
+        meta = grading(cell)
+        if meta.get("solution") and cell.cell_type == "code":
+            inside = meta.get("grade_id") == solution_id
+        elif inside and meta.get("grade") and cell.cell_type == "code":
+            ids.append(meta["grade_id"])
+    return ids
+
+
+def grade_one(source_path, submission_path, cell_timeout):
+    """The report of one submission (run in its own process by `main`)."""
+    start = time.perf_counter()
+    try:
+        source = nbformat.read(source_path, as_version=4)
+        submission = nbformat.read(submission_path, as_version=4)
+    except Exception as error:  # unreadable JSON, not a notebook
+        return {
+            "cells": {},
+            "notes": [f"cannot read: {error}"],
+            "flags": [],
+            "error": True,
+        }
+    report = Grader(source, submission, cell_timeout).grade()
+    report["seconds"] = round(time.perf_counter() - start, 1)
+    return report
+
+
+def grade_in_process(source_path, submission_path, cell_timeout):
+    """Grade in a fresh grader process, so no state passes from one student to the next."""
+    result = subprocess.run(
+        [sys.executable, __file__, "--one", str(source_path), str(submission_path)]
+        + ["--cell-timeout", str(cell_timeout)],
+        capture_output=True,
+        text=True,
+    )
+    try:
+        return json.loads(result.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        reason = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"cells": {}, "notes": [f"the grader failed: {reason}"], "flags": []}
+
+
+def score(report):
+    got = sum(c["points"] for c in report["cells"].values())
+    return got, sum(c["max"] for c in report["cells"].values())
+
+
+def print_report(name, report):
+    got, total = score(report)
+    print(f"{name}: {got:g} / {total:g} points ({report.get('seconds', '?')} s)")
+    for grade_id, cell in report["cells"].items():
+        if cell.get("error"):
+            print(f"  - {grade_id}: 0 / {cell['max']:g}: {cell['error'][:200]}")
+    for line in report["flags"]:
+        print(f"  ! flagged: {line}")
+    for line in report["notes"]:
+        print(f"  . {line}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("paths", nargs="*")
+    parser.add_argument("--course", type=Path)
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--cell-timeout", type=float, default=120.0)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    if args.one:
+        print(json.dumps(grade_one(*args.paths, args.cell_timeout)))
+        return 0
+    if args.course:
+        jobs = course_jobs(args.course, *args.paths)
+    else:
+        if len(args.paths) < 2:
+            parser.error("give SOURCE.ipynb and at least one SUBMITTED.ipynb")
+        source = Path(args.paths[0])
+        jobs = [(p, source, Path(p)) for p in args.paths[1:]]
+    reports = {}
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futures = {
+            pool.submit(grade_in_process, source, path, args.cell_timeout): key
+            for key, source, path in jobs
+        }
+        for future in concurrent.futures.as_completed(futures):
+            key = futures[future]
+            reports[str(key)] = future.result()
+            print_report(str(key), reports[str(key)])
+    if args.course:
+        record(args.course, args.paths[0], jobs, reports)
+    if args.json:
+        args.json.write_text(json.dumps(reports, indent=1))
+    return 0
+
+
+def course_jobs(course, assignment):
+    """(key, source, submission) for every notebook under submitted/*/ASSIGNMENT/."""
+    sources = sorted((course / "source" / assignment).glob("*.ipynb"))
+    if not sources:
+        raise SystemExit(f"grade: no notebook in {course / 'source' / assignment}")
+    jobs = []
+    for folder in sorted((course / "submitted").glob(f"*/{assignment}")):
+        student = folder.parent.name
+        for source in sources:
+            path = folder / source.name
+            jobs.append((f"{student}/{source.name}", source, path))
+    return jobs
+
+
+def record(course, assignment, jobs, reports):
+    """Scores into nbgrader's gradebook; the graded notebooks, with mark schemes beside
+    the written answers, into autograded/ where formgrader shows them."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for key, source, path in jobs:
+            student, report = path.parent.parent.name, reports[str(key)]
+            gradebook.update_or_create_student(student)
+            gradebook.update_or_create_submission(assignment, student)
+            for grade_id, cell in report["cells"].items():
+                grade = gradebook.find_grade(grade_id, source.stem, assignment, student)
+                grade.auto_score = cell["points"]
+            gradebook.db.commit()
+            out = course / "autograded" / student / assignment / source.name
+            out.parent.mkdir(parents=True, exist_ok=True)
+            if path.exists():
+                nbformat.write(for_the_grader(source, path, report), out)
+
+
+def for_the_grader(source_path, submission_path, report):
+    """The submission with each grade cell's result as its output and, under each
+    written answer, the model answer and mark scheme from the instructor notebook."""
+    source = nbformat.read(source_path, as_version=4)
+    submission = nbformat.read(submission_path, as_version=4)
+    schemes = {
+        grading(c)["grade_id"]: c.source
+        for c in source.cells
+        if c.cell_type == "markdown" and grading(c).get("solution")
+    }
+    cells = []
+    for cell in submission.cells:
+        meta = grading(cell)
+        result = report["cells"].get(meta.get("grade_id"))
+        if result is not None and cell.cell_type == "code":
+            text = result.get("error") or "all tests passed"
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        cells.append(cell)
+        if cell.cell_type == "markdown" and meta.get("grade_id") in schemes:
+            cells.append(
+                nbformat.v4.new_markdown_cell(
+                    "**For the grader: model answer and mark scheme**\n\n"
+                    + schemes[meta["grade_id"]]
+                )
+            )
+    submission.cells = cells
+    return submission
+
+
+if __name__ == "__main__":
+    sys.exit(main())
