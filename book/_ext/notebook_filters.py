@@ -2,7 +2,8 @@
 
 On `source-read` each chapter notebook is rewritten in memory (the file is untouched):
 
-- nbgrader's markers (`### BEGIN SOLUTION`, ...) and hidden tests never reach the page;
+- nbgrader's markers (`### BEGIN SOLUTION`, ...) and hidden tests never reach the page,
+  nor the grading harness that grade cells carry (a one-line comment stands for it);
   solutions and grade cells are folded under labelled buttons;
 - the frames of interactive figures move out of the page into image files next to it,
   loaded only when a control selects them, so a chapter stays light on first load.
@@ -17,6 +18,9 @@ from pathlib import Path, PurePosixPath
 MARKER = re.compile(r"^\s*#*\s*(BEGIN|END) (SOLUTION|MARK SCHEME)\s*$")
 HIDDEN = re.compile(
     r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.S | re.M
+)
+HARNESS = re.compile(
+    r"^# BEGIN GRADING HARNESS\n.*?^# END GRADING HARNESS[^\n]*\n?", re.S | re.M
 )
 FRAMES = re.compile(r'(<script type="application/json">)(.*?)(</script>)', re.S)
 DATA_URL = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
@@ -37,6 +41,7 @@ def _fold(cell, label):
 def _strip_nbgrader(cell):
     grading = cell.get("metadata", {}).get("nbgrader", {})
     source = HIDDEN.sub("", _source(cell))
+    source = HARNESS.sub("# (the grading harness of every grade cell)\n", source)
     lines = [line for line in source.split("\n") if not MARKER.match(line.strip("# "))]
     cell["source"] = "\n".join(lines).rstrip("\n")
     if cell["cell_type"] == "code" and grading.get("solution"):
