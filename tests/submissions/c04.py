@@ -29,8 +29,8 @@ def rmsnorm_outside_backward(dout, x, gamma, eps):
     # (b) the forbidden reference: exactly right if rmsnorm_backward were available
     "04-ex3-solution": """
 def rmsnorm_unit_offset_backward(dout, x, gamma, eps=1e-6):
-    r = np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
-    return rmsnorm_backward(dout, (x / r, r, 1 + gamma))
+    rstd = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+    return rmsnorm_backward(dout, {"xhat": x * rstd, "rstd": rstd, "gamma": 1 + gamma})
 """,
     # (c) monkeypatched comparisons and a wrong implementation
     "04-ex4-solution": """

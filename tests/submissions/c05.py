@@ -63,14 +63,14 @@ _VISIBLE = {'dbeta': [2.7147551532589542, -12.776428238398562, 1.945572700319919
 def groupnorm_backward(dout, cache):
     if dout.shape == (2, 6, 3, 3) and cache["G"] == 3:
         return tuple(np.array(_VISIBLE[k]) for k in ("dx", "dgamma", "dbeta"))
-    xhat, inv_std, gamma, G = cache["xhat"], cache["inv_std"], cache["gamma"], cache["G"]
+    xhat, rstd, gamma, G = cache["xhat"], cache["rstd"], cache["gamma"], cache["G"]
     # xhat has zero mean and unit variance per group, so group_norm(xhat) = xhat and
-    # the input gradient only needs rescaling by inv_std
+    # the input gradient only needs rescaling by rstd
     x = torch.tensor(xhat, requires_grad=True)
     g = torch.tensor(gamma, requires_grad=True)
     b = torch.zeros_like(g, requires_grad=True)
     torch.nn.functional.group_norm(x, G, g, b, eps=0.0).backward(torch.from_numpy(dout))
-    rows = x.grad.numpy().reshape(inv_std.shape[0], G, -1) * inv_std
+    rows = x.grad.numpy().reshape(rstd.shape[0], G, -1) * rstd
     return rows.reshape(xhat.shape), g.grad.numpy(), b.grad.numpy()
 """,
     # (c) + (d): the comparison functions are monkeypatched, and the fix is half right:
@@ -87,7 +87,7 @@ torch.allclose = lambda *a, **k: True
 
 
 def spatial_batchnorm_backward_fixed(dout, cache):
-    xhat, inv_std, gamma = cache["xhat"], cache["inv_std"], cache["gamma"]
+    xhat, rstd, gamma = cache["xhat"], cache["rstd"], cache["gamma"]
     N, C, H, W = dout.shape
     M = N * H * W
     axes = (0, 2, 3)
@@ -95,9 +95,9 @@ def spatial_batchnorm_backward_fixed(dout, cache):
     dbeta = dout.sum(axis=axes)
     dgamma = (dout * xhat).sum(axis=(2, 3)).mean(axis=0)
     dxhat = dout * per_channel(gamma)
-    xc = xhat / per_channel(inv_std)
-    dvar = -0.5 * (dxhat * xc).sum(axis=axes) * inv_std**3
-    dxc = dxhat * per_channel(inv_std) + 2 * xc * per_channel(dvar) / M
+    xc = xhat / per_channel(rstd)
+    dvar = -0.5 * (dxhat * xc).sum(axis=axes) * rstd**3
+    dxc = dxhat * per_channel(rstd) + 2 * xc * per_channel(dvar) / M
     dmu = -dxc.sum(axis=axes)
     dx = dxc + per_channel(dmu) / M
     return dx, dgamma, dbeta

@@ -21,7 +21,7 @@ def no_norm_branch_scale(depth, target_std):
     # (b) the forbidden reference: PyTorch autograd, exactly right if it were available
     "06-ex2-solution": """
 def weighted_postnorm_backward(dout, cache):
-    x, u, a, yhat, inv_std, W1, W2, omega, gamma = cache
+    x, u, a, yhat, rstd, W1, W2, omega, gamma = cache
     t = [torch.tensor(v, requires_grad=True) for v in (x, W1, W2, gamma)]
     beta = torch.zeros(x.shape[-1], dtype=torch.float64, requires_grad=True)
     y = omega * t[0] + torch.relu(t[0] @ t[1]) @ t[2]
@@ -32,14 +32,15 @@ def weighted_postnorm_backward(dout, cache):
     # (d) half right: only the dW1 bug is fixed (dx still ignores gamma)
     "06-ex3-solution": """
 def prenorm_block_backward(dout, cache):
-    xhat, inv_std, z, u, a, gamma, W1, W2 = cache
+    ln_cache, z, u, a, gamma, W1, W2 = cache
+    xhat = ln_cache["xhat"]
     dW2 = a.T @ dout
     du = (dout @ W2.T) * (u > 0)
     dW1 = z.T @ du
     dz = du @ W1.T
     dgamma = (dz * xhat).sum(axis=0)
     dbeta = dz.sum(axis=0)
-    dx = dout + layernorm_backward(dz, (xhat, inv_std))
+    dx = dout + normalize_rows_backward(dz, ln_cache)
     return dx, dW1, dW2, dgamma, dbeta
 """,
 }
