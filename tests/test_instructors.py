@@ -175,6 +175,15 @@ def submissions(path):
     return {"adversary": (namespace["SUBMISSION"], namespace["EXPECTED"])}
 
 
+def honest_rewrites(path):
+    """HONEST in tests/submissions/cNN.py: solutions written unlike the model answers."""
+    namespace = {}
+    exec(
+        (ROOT / "tests" / "submissions" / f"c{path.name[:2]}.py").read_text(), namespace
+    )
+    return namespace.get("HONEST", {})
+
+
 def adversary(released, replacements):
     notebook = nbformat.read(released, as_version=4)
     for cell in notebook.cells:
@@ -334,7 +343,8 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
     """A real nbgrader course, one assignment per chapter, graded by scripts/grade.py
     (the checks in another process than the student's code). The model solutions,
     handed in as a student would (typed answers, an added cell, a name of their own),
-    get full marks; the chapter's adversarial submission
+    and honest rewrites (tests/submissions/cNN.py's HONEST: einsum, explicit
+    Jacobians, renamed variables) get full marks; the chapter's adversarial submission
     (hard-coded answers, forbidden references, monkeypatched comparisons, untouched and
     half-right exercises) gets exactly the points tests/submissions/ expects; the
     generic attacks (frame oracles, lying arrays, captured references and autograd,
@@ -358,6 +368,9 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
     }
     for student, (replacements, _) in attacks.items():
         students[student] = adversary(released, replacements)
+    rewrites = honest_rewrites(path)
+    if rewrites:  # the model solutions, with some rewritten in the student's own way
+        students["honest_rewrite"] = adversary(source / path.name, rewrites)
     for student, notebook in students.items():
         folder = course / "submitted" / student / assignment
         folder.mkdir(parents=True)
@@ -389,6 +402,13 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
         honest = reports[f"honest_variant/{path.name}"]
         assert full.code_score == full.max_code_score > 0, f"lost points: {honest}"
         assert not honest["flags"], honest["flags"]
+        if rewrites:
+            rewrite = reports[f"honest_rewrite/{path.name}"]
+            full = gradebook.find_submission_notebook(
+                path.stem, assignment, "honest_rewrite"
+            )
+            assert full.code_score == full.max_code_score, f"lost points: {rewrite}"
+            assert not rewrite["flags"], rewrite["flags"]
         attacked = reports[f"generic_attacks/{path.name}"]
         assert set(scores("generic_attacks").values()) == {0}, attacked
         assert attacked["flags"], "the attacks' solution cells must be flagged"

@@ -94,3 +94,38 @@ EXPECTED = {
     "03-ex4-dx": 0,
     "03-ex4-dparams": 0,
 }
+
+# Honest work written differently from the model answers: renamed variables, einsum,
+# an explicit Jacobian per row. Every grade cell must give it full marks.
+HONEST = {
+    "03-ex3-solution": """\
+def layernorm_backward_fixed(upstream, saved):
+    normalized, inv_sigma, scale = saved["xhat"], saved["rstd"], saved["gamma"]
+    g = upstream * scale
+    width = g.shape[-1]
+    mean_g = np.einsum("...d->...", g)[..., None] / width
+    mean_gx = np.einsum("...d,...d->...", g, normalized)[..., None] / width
+    d_input = (g - mean_g - normalized * mean_gx) * inv_sigma
+    rows_up, rows_x = upstream.reshape(-1, width), normalized.reshape(-1, width)
+    d_scale = np.einsum("nd,nd->d", rows_up, rows_x)
+    d_shift = np.einsum("nd->d", rows_up)
+    return d_input, d_scale, d_shift
+""",
+    "03-ex4-solution": """\
+def layernorm_std_backward(dout, cache):
+    c, s, gamma, eps = cache["c"], cache["s"], cache["gamma"], cache["eps"]
+    D = c.shape[-1]
+    rows_c, rows_s = c.reshape(-1, D), s.reshape(-1)
+    rows_g = (dout * gamma).reshape(-1, D)
+    dx = np.empty_like(rows_c)
+    for r in range(rows_c.shape[0]):
+        t = rows_s[r] + eps
+        # d xhat_i / d x_j, xhat = c / (s + eps), s the sample standard deviation
+        jacobian = (np.eye(D) - 1.0 / D) / t - np.outer(rows_c[r], rows_c[r]) / (
+            t**2 * (D - 1) * rows_s[r]
+        )
+        dx[r] = jacobian.T @ rows_g[r]
+    axes = tuple(range(dout.ndim - 1))
+    return dx.reshape(dout.shape), (dout * c / (s + eps)).sum(axis=axes), dout.sum(axis=axes)
+""",
+}
