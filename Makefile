@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BOOK_FLAGS := -W -n --keep-going
 STYLED := normbook scripts tests book/_ext notebooks
-PYTEST_FLAGS := -n 2 --dist loadfile -p no:cacheprovider
+PYTEST_FLAGS := -n 2 --dist worksteal -p no:cacheprovider --durations=25
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
@@ -16,8 +16,9 @@ PYTEST_FLAGS := -n 2 --dist loadfile -p no:cacheprovider
 help:
 	@echo "make book     build the HTML book into _build/html"
 	@echo "make test     run the whole test suite (notebooks, book build, browser, instructor pipeline)"
+	@echo "make test NB=notebooks/x.ipynb   one chapter: its nbval and its Colab-stack run"
 	@echo "make execute  re-run every notebook in place in a fresh kernel (NB=notebooks/x.ipynb for one)"
-	@echo "make lab      open JupyterLab on the notebooks"
+	@echo "make lab      open JupyterLab on copies of the chapters (_build/lab; sources untouched)"
 	@echo "make data     fetch and verify MNIST into data/mnist"
 	@echo "make student  write student hand-outs (and nbgrader sources) into _build/"
 	@echo "make bench    print notebook run times and training throughput"
@@ -61,12 +62,16 @@ browser:
 
 # nbval (strict) runs each notebook alone in an empty folder, as Colab would open it.
 # Two notebooks run at once, so each kernel gets one thread (two would oversubscribe 2 cores).
+# Tests are handed to whichever worker is free (worksteal): the long ones are spread out.
+# `make test NB=notebooks/x.ipynb`: that chapter only (nbval and its Colab-stack run).
+STANDALONE = $(if $(NB),$(NB),notebooks/*.ipynb)
+TESTS = $(if $(NB),tests/test_colab_stack.py -k $(notdir $(NB)),tests)
 test: $(STAMP) $(COLAB_VENV)/.installed data browser
 	rm -rf _build/standalone
-	for nb in notebooks/*.ipynb; do d=_build/standalone/$$(basename $$nb .ipynb); mkdir -p $$d; cp $$nb $$d/; done
+	for nb in $(STANDALONE); do d=_build/standalone/$$(basename $$nb .ipynb); mkdir -p $$d; cp $$nb $$d/; done
 	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 \
 		STANDALONE_PYTHON=$(CURDIR)/$(COLAB_VENV)/bin/python $(BIN)/python -m pytest $(PYTEST_FLAGS) \
-		--nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg tests _build/standalone
+		--nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg $(TESTS) _build/standalone
 
 # Opt-in: the Colab-stack test on another Python. torch 2.13.0 then comes from the package
 # registry with its CUDA packages (several GB, slow).
@@ -94,11 +99,11 @@ format: $(STAMP)
 	$(BIN)/ruff format $(STYLED)
 	$(BIN)/ruff check --fix $(STYLED)
 
-execute: $(STAMP) data
+execute: $(STAMP)
 	MNIST_DIR=$(CURDIR)/data/mnist $(BIN)/python scripts/execute_notebooks.py $(NB)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks
+	$(BIN)/python scripts/lab.py
 
 student: $(STAMP)
 	$(BIN)/python scripts/make_student.py

@@ -7,6 +7,7 @@ stored state would make the book load the ipywidgets JavaScript from a CDN. Nor 
 cells' execution timestamps: they would change every line of a re-run's diff.
 """
 
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -38,6 +39,11 @@ def main(paths):
     paths = [Path(p).resolve() for p in paths] or sorted(
         (ROOT / "notebooks").glob("*.ipynb")
     )
+    if any("load_mnist(" in path.read_text() for path in paths):
+        # only the chapters that train on MNIST need it (fetched once, then a no-op)
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "fetch_mnist.py")], check=True
+        )
     for path in paths:
         print(f"executing {path.name} ...", flush=True)
         print(f"  done in {execute(path):.1f} s", flush=True)

