@@ -52,7 +52,7 @@ $(COLAB_VENV)/.installed: env/colab.txt
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
-	@echo "Book built: open _build/html/index.html"
+	@echo "Book built: open _build/html/index.html (reader copies of the chapters: _build/html/notebooks/*.ipynb)"
 
 data: $(STAMP)
 	$(BIN)/python scripts/fetch_mnist.py

@@ -1,0 +1,345 @@
+"""Reader copies: every chapter as a notebook whose Markdown Jupyter and Colab render.
+
+The chapters are written in MyST (roles, labels, directives), which the book renders and
+JupyterLab and Colab show raw. After each build, this step writes a reader copy of every
+chapter into the site, next to its page (`_build/html/notebooks/NN-name.ipynb`), and the
+same file over the page's download (`_build/html/_sources/notebooks/NN-name.ipynb`):
+
+- {cite:t}`key` -> [Ba et al. (2016)](site/book/references.html#...) and {cite:p}`key` ->
+  ([Ba et al., 2016](...)), with the labels and anchors of the site's bibliography;
+- {numref}`fig` -> [Figure 3.2](site page#fig), numbered as the site numbers it;
+  {ref}`label` -> the section's title, {doc}`chapter` -> the chapter's title, linked to the site;
+- `(label)=` lines are dropped; dropdowns become <details>; admonitions block quotes with a
+  bold title; math stays as it is;
+- code keeps running alone: nbgrader's markers and hidden tests are dropped (as on the site),
+  solutions start collapsed in JupyterLab, and the Colab badge opens the reader copy.
+
+The book's build runs this (book/_ext/reader_notebooks.py), so `make book`, the tests and CI
+all publish the copies. By hand, after a build: `python scripts/reader_copies.py [_build]`.
+"""
+
+import copy
+import json
+import pickle
+import posixpath
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from notebook_filters import HIDDEN, MARKER  # noqa: E402
+
+ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<target>[^`]*)`")
+LABEL_LINE = re.compile(r"^\s*\([^()\s]+\)=\s*$")
+FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}[ \t]*(?P<arg>.*)$"
+)
+OPTION = re.compile(r"^\s*:[\w-]+:")
+EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+ADMONITIONS = {
+    "note": "Note",
+    "tip": "Tip",
+    "hint": "Hint",
+    "important": "Important",
+    "warning": "Warning",
+    "caution": "Caution",
+    "attention": "Attention",
+    "danger": "Danger",
+    "error": "Error",
+    "seealso": "See also",
+}
+# What a reader copy must not contain (tests/test_reader_copies.py).
+MYST_SYNTAX = re.compile(
+    r"\{[\w:-]+\}`|^\s*\([^()\s]+\)=\s*$|^\s*(`{3,}|:{3,})\s*\{[\w-]+\}|^\s*:[\w-]+:\s",
+    re.M,
+)
+
+
+class ReaderCopyError(ValueError):
+    pass
+
+
+@dataclass
+class Targets:
+    """What the site calls each label, citation and page, and where it is."""
+
+    site: str  # the site's root URL, ending in "/"
+    labels: dict = field(default_factory=dict)  # label -> (docname, anchor, title)
+    figures: dict = field(default_factory=dict)  # (docname, anchor) -> "3.2"
+    titles: dict = field(default_factory=dict)  # docname -> page title
+    citations: dict = field(default_factory=dict)  # key -> (label, docname, anchor)
+
+    @classmethod
+    def from_env(cls, env, site):
+        """From a Sphinx build environment (live, or unpickled from .doctrees)."""
+        figures = {}
+        for docname, kinds in env.toc_fignumbers.items():
+            for anchor, number in kinds.get("figure", {}).items():
+                figures[docname, anchor] = ".".join(map(str, number))
+        citations = {}
+        for citation in env.domaindata["cite"]["citations"]:
+            citations[citation.key] = (
+                citation.formatted_entry.label,
+                citation.bibliography_key.docname,
+                citation.citation_id,
+            )
+        return cls(
+            site=site.rstrip("/") + "/",
+            labels={
+                label: (docname, anchor, str(title))
+                for label, (docname, anchor, title) in env.domaindata["std"][
+                    "labels"
+                ].items()
+                if anchor
+            },
+            figures=figures,
+            titles={doc: title.astext() for doc, title in env.titles.items()},
+            citations=citations,
+        )
+
+    def url(self, docname, anchor=""):
+        return f"{self.site}{docname}.html" + (f"#{anchor}" if anchor else "")
+
+
+def site_url(repository_url, baseurl=""):
+    """The site's root: html.baseurl if set, else GitHub Pages of the repository."""
+    if baseurl:
+        return baseurl.rstrip("/") + "/"
+    owner, repo = repository_url.rstrip("/").split("/")[-2:]
+    return f"https://{owner.lower()}.github.io/{repo}/"
+
+
+def _link(text, url):
+    return f"[{text}]({url})"
+
+
+def _role(match, targets, docname):
+    role, target = match["role"], match["target"].strip()
+    explicit = EXPLICIT.match(target)
+    text = None
+    if explicit and role in ("ref", "numref", "doc"):
+        text, target = explicit["text"], explicit["target"].strip()
+    if role in ("cite:t", "cite:p"):
+        parts = []
+        for key in (k.strip() for k in target.split(",")):
+            if key not in targets.citations:
+                raise ReaderCopyError(f"{docname}: no bibliography entry {key!r}")
+            label, page, anchor = targets.citations[key]
+            who, _, year = label.rpartition(", ")
+            shown = f"{who} ({year})" if role == "cite:t" else label
+            parts.append(_link(shown, targets.url(page, anchor)))
+        return "; ".join(parts) if role == "cite:t" else "(" + "; ".join(parts) + ")"
+    if role in ("ref", "numref"):
+        if target not in targets.labels:
+            raise ReaderCopyError(f"{docname}: no label {target!r}")
+        page, anchor, title = targets.labels[target]
+        if role == "numref":
+            number = targets.figures.get((page, anchor))
+            if number is None:
+                raise ReaderCopyError(f"{docname}: {target!r} has no figure number")
+            shown = (
+                text.replace("%s", number).replace("{number}", number)
+                if text
+                else f"Figure {number}"
+            )
+        else:
+            shown = text or title
+        return _link(shown, targets.url(page, anchor))
+    if role == "doc":
+        page = posixpath.normpath(
+            posixpath.join(posixpath.dirname(docname), target)
+            if not target.startswith("/")
+            else target.lstrip("/")
+        )
+        if page not in targets.titles:
+            raise ReaderCopyError(f"{docname}: no page {target!r}")
+        return _link(text or targets.titles[page], targets.url(page))
+    raise ReaderCopyError(f"{docname}: the role {{{role}}} has no reader form")
+
+
+def _one_line_math(lines):
+    """Display math on one line, so that a block quote's "> " cannot enter the TeX
+    (Jupyter takes math out of the Markdown before it parses block quotes)."""
+    out, buffer, closing = [], [], None
+    for line in lines:
+        stripped = line.strip()
+        if closing is None:
+            begin = re.match(r"\\begin\{([\w*]+)\}", stripped)
+            if stripped.startswith("$$") and not (
+                len(stripped) > 2 and stripped.endswith("$$")
+            ):
+                buffer, closing = [stripped], "$$"
+            elif begin and f"\\end{{{begin[1]}}}" not in stripped:
+                buffer, closing = [stripped], f"\\end{{{begin[1]}}}"
+            else:
+                out.append(line)
+            continue
+        buffer.append(stripped)
+        if stripped.endswith(closing):
+            out.append(" ".join(b for b in buffer if b))
+            closing = None
+    if closing is not None:
+        out += buffer
+    return out
+
+
+def _quote(lines):
+    return [f"> {line}" if line.strip() else ">" for line in _one_line_math(lines)]
+
+
+def _closing(lines, start, fence):
+    char, size = fence[0], len(fence)
+    closing = re.compile(rf"^\s*{re.escape(char)}{{{size},}}\s*$")
+    for i in range(start, len(lines)):
+        if closing.match(lines[i]):
+            return i
+    return None
+
+
+def convert_lines(lines, targets, docname):
+    out, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        if LABEL_LINE.match(line):
+            i += 1
+            continue
+        opening = FENCE.match(line)
+        if not opening:
+            out.append(ROLE.sub(lambda m: _role(m, targets, docname), line))
+            i += 1
+            continue
+        end = _closing(lines, i + 1, opening["fence"])
+        if end is None:
+            raise ReaderCopyError(f"{docname}: unclosed {{{opening['name']}}}")
+        body = lines[i + 1 : end]
+        if body and body[0].strip() == "---":  # options as a YAML block
+            close = next(k for k in range(1, len(body)) if body[k].strip() == "---")
+            body = body[close + 1 :]
+        while body and OPTION.match(body[0]):
+            body = body[1:]
+        body = convert_lines(body, targets, docname)
+        while body and not body[0].strip():
+            body = body[1:]
+        while body and not body[-1].strip():
+            body = body[:-1]
+        name = opening["name"]
+        arg = ROLE.sub(lambda m: _role(m, targets, docname), opening["arg"].strip())
+        if name == "dropdown":
+            summary = re.sub(r"`([^`]+)`", r"<code>\1</code>", arg) or "Details"
+            block = [
+                f"<details><summary>{summary}</summary>",
+                "",
+                *body,
+                "",
+                "</details>",
+            ]
+        elif name == "admonition" or name in ADMONITIONS:
+            title = arg if name == "admonition" else ADMONITIONS[name]
+            if name != "admonition" and arg:
+                body = [arg, *body]
+            block = _quote([f"**{title}**", "", *body])
+        else:
+            raise ReaderCopyError(
+                f"{docname}: the directive {{{name}}} has no reader form"
+            )
+        # A blank line either side: two block quotes in a row stay two.
+        if out and out[-1].strip():
+            out.append("")
+        out += [opening["indent"] + b if b else b for b in block]
+        i = end + 1
+        if i < len(lines) and lines[i].strip():
+            out.append("")
+    return out
+
+
+def convert_markdown(text, targets, docname):
+    return "\n".join(convert_lines(text.split("\n"), targets, docname))
+
+
+def _source(cell):
+    source = cell.get("source", "")
+    return source if isinstance(source, str) else "".join(source)
+
+
+def reader_copy(notebook, targets, docname, badge=None):
+    """The reader copy of a chapter notebook (a dict in nbformat 4), the input untouched."""
+    notebook = copy.deepcopy(notebook)
+    for cell in notebook["cells"]:
+        source = _source(cell)
+        tags = cell.get("metadata", {}).get("tags", [])
+        if badge and "colab-badge" in tags:
+            cell["source"] = badge
+        elif cell["cell_type"] == "markdown":
+            cell["source"] = convert_markdown(source, targets, docname)
+        elif cell["cell_type"] == "code":
+            source = HIDDEN.sub("", source)
+            lines = [line for line in source.split("\n") if not MARKER.match(line)]
+            cell["source"] = "\n".join(lines)
+            if cell["metadata"].get("nbgrader", {}).get("solution"):
+                cell["metadata"].setdefault("jupyter", {})["source_hidden"] = True
+    return notebook
+
+
+def colab_badge(repository_url, branch, path):
+    repo = repository_url.removeprefix("https://github.com/").rstrip("/")
+    link = f"https://colab.research.google.com/github/{repo}/blob/{branch}/{path}"
+    image = "https://colab.research.google.com/assets/colab-badge.svg"
+    return f"[![Open In Colab]({image})]({link})"
+
+
+def write_copies(
+    env, srcdir, outdir, site, repository_url=None, branch=None, sources=None
+):
+    """Write every chapter's reader copy into the built site; return their paths.
+    `sources`: docname -> notebook text as the build read it (else read from srcdir)."""
+    targets = Targets.from_env(env, site)
+    written = []
+    for docname in sorted(env.found_docs):
+        path = Path(srcdir) / f"{docname}.ipynb"
+        if not path.is_file():
+            continue
+        text = (sources or {}).get(docname) or path.read_text(encoding="utf-8")
+        notebook = json.loads(text)
+        badge = (
+            colab_badge(repository_url, branch, f"{docname}.ipynb")
+            if repository_url and branch
+            else None
+        )
+        text = json.dumps(
+            reader_copy(notebook, targets, docname, badge),
+            indent=1,
+            ensure_ascii=False,
+        )
+        for folder in (Path(outdir), Path(outdir) / "_sources"):
+            target = folder / f"{docname}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text + "\n", encoding="utf-8")
+        written.append(Path(outdir) / f"{docname}.ipynb")
+    return written
+
+
+def main(build="_build"):
+    import yaml
+
+    build = Path(build)
+    with open(build / ".doctrees" / "environment.pickle", "rb") as stream:
+        env = pickle.load(stream)
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    repository = config["repository"]["url"]
+    options = config.get("sphinx", {}).get("config", {})
+    site = site_url(repository, config.get("html", {}).get("baseurl", ""))
+    written = write_copies(
+        env,
+        ROOT,
+        build / "html",
+        site,
+        repository,
+        options.get("reader_copies_branch", "notebooks"),
+    )
+    print(f"{len(written)} reader copies written into {build / 'html'}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

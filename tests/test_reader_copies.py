@@ -1,0 +1,271 @@
+"""Reader copies (scripts/reader_copies.py): the chapters as Jupyter and Colab render them.
+
+Every build writes them into the site; none may contain MyST; their links land on anchors
+that exist on the site, with the site's figure numbers and bibliography labels; they still
+run alone; the launch buttons and the download button open them.
+"""
+
+import html as htmllib
+import json
+import os
+import re
+import subprocess
+import sys
+from functools import cache
+
+import pytest
+
+from conftest import NOTEBOOKS, ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import reader_copies as rc  # noqa: E402
+
+SITE = "https://example.github.io/book/"
+LINK = re.compile(r"\]\((" + re.escape(SITE) + r"[^)\s]*)\)")
+
+
+def small_targets(site=SITE):
+    return rc.Targets(
+        site=site,
+        labels={
+            "sec-a": ("notebooks/02-x", "sec-a", "Section A"),
+            "fig-b": ("notebooks/03-y", "fig-b", "A caption"),
+        },
+        figures={("notebooks/03-y", "fig-b"): "3.2"},
+        titles={"notebooks/02-x": "Chapter X", "book/refs": "References"},
+        citations={
+            "ba2016": ("Ba et al., 2016", "book/refs", "cite-ba2016"),
+            "xu2019": ("Xu and Li, 2019b", "book/refs", "cite-xu2019"),
+        },
+    )
+
+
+def convert(text):
+    return rc.convert_markdown(text, small_targets(), "notebooks/01-z")
+
+
+def test_roles_become_links_to_the_site():
+    assert convert("{cite:t}`ba2016` showed") == (
+        f"[Ba et al. (2016)]({SITE}book/refs.html#cite-ba2016) showed"
+    )
+    assert convert("norm {cite:p}`ba2016,xu2019`.") == (
+        f"norm ([Ba et al., 2016]({SITE}book/refs.html#cite-ba2016); "
+        f"[Xu and Li, 2019b]({SITE}book/refs.html#cite-xu2019))."
+    )
+    assert convert("{numref}`fig-b` and {ref}`sec-a` in {doc}`02-x`") == (
+        f"[Figure 3.2]({SITE}notebooks/03-y.html#fig-b) and "
+        f"[Section A]({SITE}notebooks/02-x.html#sec-a) in "
+        f"[Chapter X]({SITE}notebooks/02-x.html)"
+    )
+    assert convert("{ref}`this part <sec-a>`, {numref}`Plot %s <fig-b>`") == (
+        f"[this part]({SITE}notebooks/02-x.html#sec-a), "
+        f"[Plot 3.2]({SITE}notebooks/03-y.html#fig-b)"
+    )
+    assert convert("{doc}`../book/refs`") == f"[References]({SITE}book/refs.html)"
+
+
+def test_unknown_targets_and_roles_fail_the_build():
+    for text in ("{cite:p}`nobody`", "{ref}`sec-none`", "{eq}`e1`", "{numref}`sec-a`"):
+        with pytest.raises(rc.ReaderCopyError):
+            convert(text)
+    with pytest.raises(rc.ReaderCopyError):
+        convert("```{figure} a.png\n```")
+
+
+def test_labels_dropdowns_and_admonitions():
+    text = "\n".join(
+        [
+            "(sec-a)=",
+            "## A",
+            "",
+            ":::{dropdown} Solution and `mark` scheme",
+            ":open:",
+            "Answer with $x$.",
+            ":::",
+            "",
+            "````{admonition} Task",
+            ":class: exercise",
+            "Do it, see {numref}`fig-b`:",
+            "",
+            "$$",
+            "a = b",
+            "$$",
+            "",
+            "```{warning}",
+            "Careful.",
+            "```",
+            "````",
+            "```{note} Short.",
+            "```",
+            "```python",
+            "x = 1",
+            "```",
+        ]
+    )
+    assert convert(text).split("\n") == [
+        "## A",
+        "",
+        "<details><summary>Solution and <code>mark</code> scheme</summary>",
+        "",
+        "Answer with $x$.",
+        "",
+        "</details>",
+        "",
+        "> **Task**",
+        ">",
+        f"> Do it, see [Figure 3.2]({SITE}notebooks/03-y.html#fig-b):",
+        ">",
+        "> $$ a = b $$",
+        ">",
+        "> > **Warning**",
+        "> >",
+        "> > Careful.",
+        "",
+        "> **Note**",
+        ">",
+        "> Short.",
+        "",
+        "```python",
+        "x = 1",
+        "```",
+    ]
+    assert not rc.MYST_SYNTAX.search(convert(text))
+
+
+def test_site_url_follows_the_repository_setting():
+    assert rc.site_url("https://github.com/Org/book") == "https://org.github.io/book/"
+    assert (
+        rc.site_url("https://github.com/o/b", "https://b.org/x") == "https://b.org/x/"
+    )
+
+
+# ---- the copies written by the book's build ---------------------------------------------
+
+
+@cache
+def page_ids(path):
+    return set(re.findall(r'\bid="([^"]+)"', path.read_text(encoding="utf-8")))
+
+
+def copy_of(built_book, path):
+    return json.loads((built_book / "notebooks" / path.name).read_text())
+
+
+def site_root(built_book):
+    """The URL the build linked the copies to (from the Binder/Colab settings)."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    return rc.site_url(
+        config["repository"]["url"], config.get("html", {}).get("baseurl", "")
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_reader_copy_has_no_myst(built_book, path):
+    reader = copy_of(built_book, path)
+    source = json.loads(path.read_text())
+    assert len(reader["cells"]) == len(source["cells"])
+    found = [
+        m.group(0)
+        for cell in reader["cells"]
+        if cell["cell_type"] == "markdown"
+        for m in rc.MYST_SYNTAX.finditer("".join(cell["source"]))
+    ]
+    assert found == [], f"MyST left in the reader copy: {found[:5]}"
+    download = built_book / "_sources" / "notebooks" / path.name
+    assert download.read_text() == (built_book / "notebooks" / path.name).read_text(), (
+        "the page's download button must serve the reader copy"
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_reader_copy_links_land_on_the_site(built_book, path):
+    """Every link to the site names a page and an anchor the built site has; figure
+    numbers and citation labels are the ones the site shows."""
+    site = site_root(built_book)
+    text = "\n".join(
+        "".join(c["source"])
+        for c in copy_of(built_book, path)["cells"]
+        if c["cell_type"] == "markdown"
+    )
+    links = re.findall(r"\[([^\]]+)\]\((" + re.escape(site) + r"[^)\s]*)\)", text)
+    assert links, "the reader copy links nothing to the site"
+    for shown, url in links:
+        page, _, anchor = url[len(site) :].partition("#")
+        target = built_book / page
+        assert target.is_file(), f"{url}: no such page"
+        if not anchor:
+            continue
+        assert anchor in page_ids(target), f"{url}: no such anchor"
+        html = target.read_text(encoding="utf-8")
+        if shown.startswith("Figure "):
+            number = re.search(
+                rf'id="{re.escape(anchor)}".*?caption-number">Fig\. ([\d.]+)',
+                html,
+                re.S,
+            )
+            assert number and shown == f"Figure {number[1]}", (shown, url)
+        elif anchor.startswith("cite-"):
+            label = re.search(
+                rf'id="{re.escape(anchor)}".*?fn-bracket">\[</span>([^<]+)<', html, re.S
+            )
+            who, _, year = htmllib.unescape(label[1]).rpartition(", ")
+            assert shown in (f"{who} ({year})", f"{who}, {year}"), (shown, url)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_reader_copy_code_is_the_chapters_code(built_book, path):
+    """Code cells differ from the source only by nbgrader's marker lines and hidden
+    tests, and still compile (outputs are the stored ones)."""
+    reader, source = copy_of(built_book, path), json.loads(path.read_text())
+    for mine, theirs in zip(reader["cells"], source["cells"]):
+        if mine["cell_type"] != "code":
+            continue
+        code = "".join(mine["source"])
+        assert "BEGIN SOLUTION" not in code and "BEGIN HIDDEN TESTS" not in code
+        plain = [
+            line
+            for line in code.split("\n")
+            if not line.lstrip().startswith(("%", "!"))
+        ]
+        compile("\n".join(plain), path.name, "exec")
+        kept = set("".join(theirs["source"]).split("\n"))
+        assert set(code.split("\n")) <= kept
+
+
+def test_launch_buttons_and_badge_open_the_reader_copies(built_book):
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    branch = config["sphinx"]["config"]["reader_copies_branch"]
+    repo = config["repository"]["url"].removeprefix("https://github.com/")
+    name = NOTEBOOKS[0].name
+    html = (built_book / "notebooks" / name.replace(".ipynb", ".html")).read_text()
+    colab = f"https://colab.research.google.com/github/{repo}/blob/{branch}/notebooks/{name}"
+    assert f'href="{colab}"' in html
+    assert f"https://mybinder.org/v2/gh/{repo}/{branch}?urlpath=" in html
+    assert f'href="../_sources/notebooks/{name}"' in html  # the reader copy (see above)
+    badges = [
+        "".join(c["source"])
+        for c in copy_of(built_book, NOTEBOOKS[0])["cells"]
+        if "colab-badge" in c.get("metadata", {}).get("tags", [])
+    ]
+    assert badges and all(f"({colab})" in b for b in badges)
+
+
+def test_reader_copy_runs_alone(built_book, tmp_path):
+    """Chapter 01's reader copy, executed top to bottom alone in an empty folder."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tests" / "run_standalone.py"),
+            str(built_book / "notebooks" / NOTEBOOKS[0].name),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        cwd=tmp_path,
+        timeout=900,
+    )
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
