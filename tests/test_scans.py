@@ -1,0 +1,67 @@
+"""The seed-scan scripts (run by hand to set an assertion's bound) on a tiny notebook."""
+
+import json
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from conftest import ROOT
+
+
+@pytest.fixture
+def chapter(tmp_path):
+    """SEEDS of length 2; a cell whose assertion fails once max(SEEDS) reaches 5."""
+    cells = [
+        nbformat.v4.new_code_cell("SEEDS = [0, 1]", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("import math\nlargest = max(SEEDS)"),
+        nbformat.v4.new_code_cell("unused = 1 / 0"),  # not needed by the next cell
+        nbformat.v4.new_code_cell(
+            "for s in SEEDS:\n    assert s < 5\nassert 0.5 < math.sqrt(largest + 1)"
+        ),
+        nbformat.v4.new_code_cell(
+            "assert largest != 3, 'three'", metadata={"nbgrader": {"grade": True}}
+        ),
+    ]
+    path = tmp_path / "01-tiny.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    return path
+
+
+def run(*args):
+    return subprocess.run(
+        [sys.executable, *map(str, args)], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_scan_seeds_runs_only_what_the_cell_needs(chapter):
+    result = run(
+        ROOT / "scripts" / "scan_seeds.py", chapter, 3, "--windows", 4,
+        "--report", "largest",
+    )  # fmt: skip
+    assert "running cells [0, 1] before it" in result.stdout, result.stdout
+    assert "SEEDS from 4: AssertionError" in result.stdout
+    assert "SEEDS from 6: AssertionError" in result.stdout
+    assert "4 windows of 2 seeds (0..7), stride 2: 2 failed" in result.stdout
+    assert "largest: min 1 (SEEDS from 0), median 4, max 7 (SEEDS from 6)" in (
+        result.stdout
+    )
+    assert result.returncode == 1
+
+
+def test_scan_chapter_records_every_assertion(chapter, tmp_path):
+    out = tmp_path / "scan.json"
+    result = run(
+        ROOT / "scripts" / "scan_chapter.py", chapter, "--windows", 3, "--json", out
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "a cell raised ZeroDivisionError" in result.stdout
+    rows = {row["assert"]: row for row in json.loads(out.read_text())}
+    assert set(rows) == {"s < 5", "0.5 < math.sqrt(largest + 1)"}  # not the grade cell
+    loop = rows["s < 5"]
+    assert loop["failed"] == [4] and loop["windows"] == 3
+    assert loop["kind"] == "ratio" and loop["worst"] == 1.0 and loop["worst_from"] == 4
+    chain = rows["0.5 < math.sqrt(largest + 1)"]
+    assert chain["failed"] == [] and chain["worst"] == pytest.approx(0.5 / 2**0.5)
+    assert chain["worst_from"] == 0
