@@ -5,6 +5,7 @@ _build/test-artifacts/screenshots for a person to look at."""
 import gzip
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -199,7 +200,7 @@ def test_reader_sees_no_tooling_and_every_figure_is_described(page, site, entry)
     assert lines == [], f"code lines longer than 88 characters: {lines[:3]}"
 
 
-PAGE_BUDGET = 1_000_000  # bytes transferred, gzip-compressed, on first load
+PAGE_BUDGET = 700_000  # bytes transferred, gzip-compressed, on first load
 
 
 @pytest.mark.parametrize("entry", CHAPTERS)
@@ -250,3 +251,133 @@ def test_live_code_offline(page, site):
         u.startswith(site) and "/_static/thebe/index.js" in u for u in page.requests
     )
     assert all("unpkg.com" not in u and "jsdelivr" not in u for u in page.outside)
+
+
+@pytest.fixture
+def phone(browser, site):
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    page = context.new_page()
+    page.route(
+        "**/*", lambda r: r.continue_() if r.request.url.startswith(site) else r.abort()
+    )
+    yield page
+    context.close()
+
+
+def test_phone_drawers_open(phone, site, artifacts):
+    """At 390 px both drawers open from the visible toggles: the chapter list and the page
+    contents become visible (pydata-sphinx-theme#2451 bound them to hidden buttons)."""
+    entry = CHAPTERS[1]
+    open_page(phone, site, entry)
+    for kind, dialog, shown in [
+        ("primary", "#pst-primary-sidebar-modal", "nav.bd-docs-nav a.reference"),
+        ("secondary", "#pst-secondary-sidebar-modal", "nav.page-toc a.nav-link"),
+    ]:
+        toggle = phone.locator(f"button.{kind}-toggle").filter(visible=True)
+        assert toggle.count() >= 1, f"no visible {kind} toggle at 390 px"
+        toggle.first.tap()
+        phone.wait_for_selector(f"{dialog}[open]", timeout=5_000)
+        links = phone.locator(f"{dialog} {shown}")
+        assert links.count() > 3 and links.first.is_visible(), f"{kind} drawer is empty"
+        box = links.first.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] < 390, f"{kind} drawer off screen"
+        phone.screenshot(path=str(artifacts / f"phone-drawer-{kind}.png"))
+        phone.keyboard.press("Escape")
+        phone.wait_for_selector(f"{dialog}[open]", state="detached", timeout=5_000)
+
+
+# The smallest text in the book's figures: 7 pt (fontsize=7), drawn at 96 dpi in static
+# figures (width attribute = figure inches x 96) and at 72 dpi in interactive frames.
+SMALLEST_PT = 7
+FIGURE_TEXT = """() => [...document.querySelectorAll('article .cell_output img[width]')]
+  .filter(i => i.offsetParent).map(i => {
+    const frame = !!i.closest('.interactive-figure');
+    const dpi = frame ? 72 : 96;
+    return [i.getBoundingClientRect().width / Number(i.getAttribute('width')) * dpi / 72,
+            i.currentSrc.slice(-30)];
+  })"""
+
+
+@pytest.mark.parametrize("entry", CHAPTERS)
+def test_figure_text_readable_on_a_phone(phone, site, entry):
+    """At 390 px the smallest figure text is >= 9 CSS px: figures keep their size and
+    scroll sideways in a keyboard-reachable box instead of shrinking."""
+    open_page(phone, site, entry)
+    sizes = phone.evaluate(FIGURE_TEXT)
+    assert sizes
+    small = [
+        (round(SMALLEST_PT * s, 1), src) for s, src in sizes if SMALLEST_PT * s < 9
+    ]
+    assert small == [], f"figure text below 9 px: {small[:3]}"
+    overflow = phone.evaluate("() => document.documentElement.scrollWidth - innerWidth")
+    assert overflow <= 0
+    unreachable = phone.evaluate("""() => [...document.querySelectorAll(
+        '.figure-scroll, .cell_output figure')].filter(b => b.scrollWidth > b.clientWidth + 1
+        && !(b.tabIndex >= 0 || b.querySelector('a[href], [tabindex]'))).length""")
+    assert unreachable == 0
+
+
+def test_code_folds_named_by_their_label(page, site):
+    open_page(page, site, CHAPTERS[1])
+    assert "Toggle hidden content" not in page.content()
+    names = page.evaluate("""() => [...document.querySelectorAll('details.hide summary')]
+        .map(s => s.innerText.trim())""")
+    assert names and all(names), "a code fold has no visible label"
+
+
+AXE_VERSION = "4.11.0"
+
+
+@pytest.fixture(scope="session")
+def axe_source():
+    """axe-core from the npm registry (`npm pack`, integrity-checked), cached in _build."""
+    import shutil
+    import subprocess
+    import tarfile
+    import tempfile
+
+    from conftest import ROOT
+
+    cached = ROOT / "_build" / "vendor" / f"axe-core-{AXE_VERSION}.min.js"
+    if not cached.is_file():
+        if shutil.which("npm") is None:
+            pytest.skip("npm is needed to fetch axe-core")
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run(
+                ["npm", "pack", f"axe-core@{AXE_VERSION}", "--silent"],
+                cwd=tmp,
+                check=True,
+                capture_output=True,
+            )
+            with tarfile.open(next(Path(tmp).glob("*.tgz"))) as tar:
+                member = tar.extractfile("package/axe.min.js")
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                cached.write_bytes(member.read())
+    return cached.read_text()
+
+
+AXE_RUN = """() => axe.run(document, {resultTypes: ['violations']}).then(r =>
+  r.violations.filter(v => ['serious', 'critical'].includes(v.impact))
+   .map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')]))"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [390, 1400])
+@pytest.mark.parametrize("entry", toc_files())
+def test_no_serious_accessibility_violations(
+    browser, site, axe_source, entry, width, scheme
+):
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, color_scheme=scheme
+    )
+    page = context.new_page()
+    page.route(
+        "**/*", lambda r: r.continue_() if r.request.url.startswith(site) else r.abort()
+    )
+    open_page(page, site, entry)
+    page.add_script_tag(content=axe_source)
+    violations = page.evaluate(AXE_RUN)
+    context.close()
+    assert violations == [], violations

@@ -7,8 +7,13 @@
   page does not jump while images load) instead of a fixed CSS size that distorts images
   in a narrow column; images below the first screen load lazily.
 - The theme's Font Awesome script is dropped: its icon font (already loaded) draws the same
-  icons, and the script alone is half of a chapter's first-load budget.
-- The book's stylesheet and the Live Code status script are added to every page.
+  icons, and the script alone is half of a chapter's first-load budget. The icon fonts are
+  cut down to the icons used, and the search index loads only on the search page.
+- Bibliography entries are list items of their list (axe: aria-required-children).
+- Code folds are announced to screen readers by their visible label ("Show the plotting
+  code for Figure 1"), not by myst-nb's "Toggle hidden content".
+- The book's stylesheet, its small script (book.js: phone drawers, figure sizes) and the
+  Live Code status script are added to every page.
 """
 
 import re
@@ -18,6 +23,7 @@ from sphinx.application import Sphinx
 
 STATIC = Path(__file__).parent / "static"
 THEBE_URL = re.compile(r'const THEBE_JS_URL = "[^"]*"')
+FOLD_LABEL = '<summary aria-label="Toggle hidden content">'
 SIZED_IMG = re.compile(
     r'<img (?P<before>[^>]*?)style="width: (?P<w>[\d.]+)px; height: (?P<h>[\d.]+)px;"'
 )
@@ -48,11 +54,21 @@ def _fix_scripts(app, pagename, templatename, context, doctree):
                 f'height="{round(float(m["h"]))}" loading="lazy" '
             ),
             context["body"],
+        ).replace(FOLD_LABEL, "<summary>")
+        # The bibliography is a role="list" whose entries carry the deprecated
+        # "doc-biblioentry" role (axe: critical): they are list items.
+        context["body"] = context["body"].replace(
+            'role="doc-biblioentry"', 'role="listitem"'
         )
 
 
 FONTAWESOME_JS = re.compile(
     r"<(script|link)[^>]*scripts/fontawesome\.js[^>]*>(</script>)?\n?"
+)
+# The theme loads the search index on every page for search-as-you-type, which the book
+# leaves off: the search box opens search.html, which loads the index on the first search.
+SEARCH_SCRIPTS = re.compile(
+    r'[ \t]*<script src="[^"]*(searchtools|language_data|searchindex)\.js"></script>\n?'
 )
 
 
@@ -63,8 +79,13 @@ def _drop_fontawesome_js(app, exception):
     for page in Path(app.outdir).rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         slim = FONTAWESOME_JS.sub("", html)
+        if page.name != "search.html" and not app.config.html_theme_options.get(
+            "search_as_you_type"
+        ):
+            slim = SEARCH_SCRIPTS.sub("", slim)
         if slim != html:
             page.write_text(slim, encoding="utf-8")
+    subset_icon_fonts(app.outdir)
 
 
 def setup(app: Sphinx):
@@ -73,4 +94,54 @@ def setup(app: Sphinx):
     app.config.html_static_path.append(str(STATIC))
     app.add_css_file("book.css")
     app.add_js_file("live-code-status.js", defer="defer")
+    app.add_js_file("book.js", defer="defer")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+ICON_CLASS = re.compile(r"\bfa-[a-z0-9-]+")
+ICON_RULE = re.compile(r'((?:\.fa-[a-z0-9-]+:before,?)+)\{content:"\\([0-9a-f]+)"\}')
+FONT_URL = re.compile(r"url\(\.\./vendor/fontawesome/webfonts/(fa-[a-z]+-\d+)\.woff2\)")
+
+
+def subset_icon_fonts(outdir):
+    """Font Awesome's three fonts (about 270 kB gzip) are cut down to the few icons the
+    pages and scripts use, saved as WOFF (zlib; WOFF2 would need brotli), and the theme's
+    stylesheet points at the subsets. Returns the bytes saved."""
+    from fontTools import subset
+
+    outdir = Path(outdir)
+    css_path = outdir / "_static" / "styles" / "pydata-sphinx-theme.css"
+    fonts = outdir / "_static" / "vendor" / "fontawesome" / "webfonts"
+    if not css_path.is_file() or not fonts.is_dir():
+        return 0
+    css = css_path.read_text(encoding="utf-8")
+    if "-book.woff" in css:  # already done (an incremental build)
+        return 0
+    used = set()
+    for path in [*outdir.rglob("*.html"), *(outdir / "_static").rglob("*.js")]:
+        used |= set(
+            ICON_CLASS.findall(path.read_text(encoding="utf-8", errors="ignore"))
+        )
+    codepoints = set()
+    for selectors, code in ICON_RULE.findall(css):
+        if used & set(re.findall(r"\.(fa-[a-z0-9-]+):before", selectors)):
+            codepoints.add(int(code, 16))
+    saved = 0
+    for font in fonts.glob("fa-*.ttf"):
+        options = subset.Options()
+        options.flavor = "woff"
+        options.layout_features = ["*"]
+        source = subset.load_font(str(font), options)
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=codepoints)
+        subsetter.subset(source)
+        target = font.with_name(font.stem + "-book.woff")
+        subset.save_font(source, str(target), options)
+        saved += font.stat().st_size - target.stat().st_size
+    css = FONT_URL.sub(
+        r'url(../vendor/fontawesome/webfonts/\1-book.woff) format("woff")'
+        r",url(../vendor/fontawesome/webfonts/\1.woff2)",
+        css,
+    )
+    css_path.write_text(css, encoding="utf-8")
+    return saved
