@@ -14,7 +14,7 @@ PYTEST_FLAGS := -n 2 --dist worksteal -p no:cacheprovider --durations=25
 	grade collect
 
 help:
-	@echo "make book     build the HTML book into _build/html"
+	@echo "make book     build the HTML book into _build/html (in .venv-book, env/book.txt: no torch)"
 	@echo "make test     run the whole test suite (notebooks, book build, browser, instructor pipeline)"
 	@echo "make test NB=notebooks/x.ipynb   one chapter: its nbval and its Colab-stack run"
 	@echo "make execute  re-run every notebook in place in a fresh kernel (NB=notebooks/x.ipynb for one)"
@@ -50,9 +50,22 @@ $(COLAB_VENV)/.installed: env/colab.txt
 	$(COLAB_VENV)/bin/python -m pip install --quiet -r env/colab.txt
 	touch $@
 
-book: $(STAMP)
-	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
-	@echo "Book built: open _build/html/index.html (reader copies of the chapters: _build/html/notebooks/*.ipynb)"
+# The site builds in a light environment of its own (env/book.txt): Jupyter Book and its
+# Sphinx packages only, since the pages show stored outputs and execute nothing.
+BOOK_VENV := .venv-book
+$(BOOK_VENV)/.installed: env/book.txt
+	@echo "make book: installing the book-only environment $(BOOK_VENV) from env/book.txt (once)"
+	test -x $(BOOK_VENV)/bin/python || $(PYTHON) -m venv $(BOOK_VENV)
+	$(BOOK_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BOOK_VENV)/bin/python -m pip install --quiet -r env/book.txt
+	touch $@
+
+book: $(BOOK_VENV)/.installed
+	@echo "make book: building the site into _build/html from the notebooks' stored outputs"
+	@echo "  (nothing is executed; MathJax and Thebe are fetched once with npm into _build/vendor)"
+	$(BOOK_VENV)/bin/jupyter-book build . $(BOOK_FLAGS)
+	@echo "make book: done. Reader copies of the chapters: _build/html/notebooks/*.ipynb"
+	@echo "  View the site: $(PYTHON) -m http.server -d _build/html 8000, then open http://localhost:8000"
 
 data: $(STAMP)
 	$(BIN)/python scripts/fetch_mnist.py
