@@ -5,10 +5,28 @@
 import numpy as _np
 import torch as _torch
 
+# Every way to differentiate that torch offers: the tape, torch.func's transforms and
+# torch.autograd.functional (which calls the tape, but may be held under other names).
 _AUTOGRAD = (
     (_torch.autograd, "backward"),
     (_torch.autograd, "grad"),
     (_torch.Tensor, "backward"),
+    *[
+        (_torch.func, _n)
+        for _n in (
+            "grad",
+            "grad_and_value",
+            "vjp",
+            "jvp",
+            "jacrev",
+            "jacfwd",
+            "hessian",
+        )
+    ],
+    *[
+        (_torch.autograd.functional, _n)
+        for _n in ("vjp", "jvp", "jacobian", "hessian", "vhp", "hvp")
+    ],
 )
 
 
