@@ -21,9 +21,8 @@ scripts/scan_seeds.py scans one cell, with any expression reported.
 import argparse
 import ast
 import concurrent.futures
-import contextlib
-import io
 import json
+import operator
 import os
 import statistics
 import sys
@@ -31,9 +30,11 @@ import time
 from pathlib import Path
 
 import nbformat
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run_variant import defaults  # noqa: E402
+from scan_seeds import run_cells  # noqa: E402
 
 OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
@@ -119,28 +120,18 @@ def run_window(path, seeds):
         return True
 
     shell.user_ns["_probe_"] = probe
-    quiet = io.StringIO()
-    with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
-        for kind, source in sources:
-            result = shell.run_cell(source, silent=True, store_history=False)
-            if kind == "parameters":
-                shell.run_cell(f"SEEDS = {seeds!r}", silent=True)
-                shell.user_ns["_probe_"] = probe
-            if not result.success:
-                error = result.error_before_exec or result.error_in_exec
-                raised.append(f"{type(error).__name__}: {str(error)[:120]}")
-            shell.run_cell("import matplotlib.pyplot as _plt\n_plt.close('all')")
+    for result in run_cells(shell, sources, seeds):
+        if not result.success:
+            error = result.error_before_exec or result.error_in_exec
+            raised.append(f"{type(error).__name__}: {str(error)[:120]}")
+        shell.run_cell("import matplotlib.pyplot as _plt\n_plt.close('all')")
     return sites, records, raised
 
 
 def eval_chain(values, ops):
-    import operator
-
-    table = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-    return all(
-        bool(__import__("numpy").all(table[op](a, b)))
-        for a, op, b in zip(values, ops, values[1:])
-    )
+    """A chain of comparisons of arrays: true where every element satisfies it."""
+    compare = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+    return all(np.all(compare[op](a, b)) for a, op, b in zip(values, ops, values[1:]))
 
 
 def scan(path, firsts, length):

@@ -53,20 +53,27 @@ def dependencies(cells, target, every_earlier):
     return sorted(needed)
 
 
-def run_window(shell, sources, target_source, seeds, reports):
-    """Run the cells with SEEDS = seeds; return (error or None, report values)."""
-    shell.reset(new_session=False)
+def run_cells(shell, sources, seeds):
+    """Run (kind, source) cells in order, their output swallowed, with SEEDS = seeds
+    set right after the parameters cell; yield each cell's result."""
     quiet = io.StringIO()
     with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
         for kind, source in sources:
             result = shell.run_cell(source, silent=True, store_history=False)
             if kind == "parameters":
                 shell.run_cell(f"SEEDS = {seeds!r}", silent=True)
-            if not result.success:
-                error = result.error_before_exec or result.error_in_exec
-                return f"dependency failed: {error!r}", {}
-        result = shell.run_cell(target_source, silent=True, store_history=False)
-    error = result.error_before_exec or result.error_in_exec
+            yield result
+
+
+def run_window(shell, sources, target_source, seeds, reports):
+    """Run the cells with SEEDS = seeds; return (error or None, report values)."""
+    shell.reset(new_session=False)
+    for k, result in enumerate(
+        run_cells(shell, [*sources, ("", target_source)], seeds)
+    ):
+        error = result.error_before_exec or result.error_in_exec
+        if error is not None and k < len(sources):
+            return f"dependency failed: {error!r}", {}
     values = {}
     for expression in reports:
         try:

@@ -50,6 +50,13 @@ def page(browser, site):
     context.close()
 
 
+def offline(page, site):
+    """Let the page load what the site serves and nothing else."""
+    page.route(
+        "**/*", lambda r: r.continue_() if r.request.url.startswith(site) else r.abort()
+    )
+
+
 def open_page(page, site, entry):
     page.goto(f"{site}/{entry}.html", wait_until="load")
     page.evaluate("() => document.fonts.ready")
@@ -136,9 +143,7 @@ def test_layout_fits_phone_and_desktop(browser, site, entry, width, scheme, arti
         viewport={"width": width, "height": 900}, color_scheme=scheme
     )
     page = context.new_page()
-    page.route(
-        "**/*", lambda r: r.continue_() if r.request.url.startswith(site) else r.abort()
-    )
+    offline(page, site)
     open_page(page, site, entry)
     overflow = page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
     assert overflow <= 0, f"the page is {overflow} px wider than a {width} px screen"
@@ -209,9 +214,7 @@ def test_page_weight_and_no_layout_shift(browser, site, built_book, entry):
     page = context.new_page()
     requested = []
     page.on("request", lambda request: requested.append(request.url))
-    page.route(
-        "**/*", lambda r: r.continue_() if r.request.url.startswith(site) else r.abort()
-    )
+    offline(page, site)
     # Layout shifts caused by images (MathJax typesetting text also moves it; not counted).
     page.add_init_script("""window.__shift = 0; new PerformanceObserver(list => {
         for (const e of list.getEntries()) {
@@ -259,9 +262,7 @@ def phone(browser, site):
         viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
     )
     page = context.new_page()
-    page.route(
-        "**/*", lambda r: r.continue_() if r.request.url.startswith(site) else r.abort()
-    )
+    offline(page, site)
     yield page
     context.close()
 
@@ -373,9 +374,7 @@ def test_no_serious_accessibility_violations(
         viewport={"width": width, "height": 900}, color_scheme=scheme
     )
     page = context.new_page()
-    page.route(
-        "**/*", lambda r: r.continue_() if r.request.url.startswith(site) else r.abort()
-    )
+    offline(page, site)
     open_page(page, site, entry)
     page.add_script_tag(content=axe_source)
     violations = page.evaluate(AXE_RUN)
