@@ -1,9 +1,12 @@
 """Scan every assertion of a chapter over many seed lists (run by hand, not by the tests).
 
-  python scripts/scan_chapter.py NB [--windows 200] [--first 0] [--jobs 1] [--json OUT]
+  python scripts/scan_chapter.py NB [--windows 200] [--first 0] [--length N] [--jobs 1]
+      [--json OUT]
 
 For each window the chapter's SEEDS become `list(range(s, s + n))` (n: the length of the
-chapter's own SEEDS, windows side by side from --first) and every code cell runs in a
+chapter's own SEEDS unless --length says otherwise; windows side by side from --first).
+One long window (`--windows 1 --length 204`) checks every "for every seed" assertion
+for all 200 sliding windows of 5 seeds in one run. Every code cell runs in a
 fresh IPython namespace, except the grade cells (they test the exercises on fixed seeds)
 and the interactive figures' frames (not drawn). Every `assert` is rewritten so that it
 records instead of raising, and the window runs to its end:
@@ -15,12 +18,22 @@ records instead of raising, and the window runs to its end:
 The report gives, for every assertion, the windows that failed and its worst and median
 value over the windows, with the window of the worst: the numbers an assertion's
 comment quotes ("scan: 200 windows of 5 seeds (0..999): worst 0.72 (SEEDS from 340)").
+
+With --pooled N the chapter runs once, with SEEDS = 0..N-1, and the cells named by
+--rerun (those that aggregate over the seeds: means, medians, standard errors) run again
+on every window of n consecutive seeds, with each result array's seed axis (any axis of
+length N) cut to the window. One run of N = 204 thus stands for the 200 sliding windows
+of 5 when every seed's experiment is independent of the others, which the scan checks:
+the first window's re-run cells must print exactly what the chapter stores.
+
 scripts/scan_seeds.py scans one cell, with any expression reported.
 """
 
 import argparse
 import ast
 import concurrent.futures
+import contextlib
+import io
 import json
 import operator
 import os
@@ -83,28 +96,23 @@ def measure(values, ops):
 
 
 def chapter_sources(shell, path, sites):
-    """(kind, python) for every code cell that a scan runs, asserts rewritten."""
+    """(kind, python, cell index) for every code cell that a scan runs, asserts
+    rewritten."""
     cells, sources = nbformat.read(path, as_version=4).cells, []
     for k, cell in enumerate(cells):
         if cell.cell_type != "code" or cell.metadata.get("nbgrader", {}).get("grade"):
             continue
         tags = cell.metadata.get("tags", [])
         kind = "parameters" if "parameters" in tags else ""
-        sources.append((kind, probe_source(shell, cell.source, k, sites)))
+        sources.append((kind, probe_source(shell, cell.source, k, sites), k))
         if "sync:figures" in tags:  # no frames: only the figure's numbers matter here
-            sources.append(("", "def interactive_figure(*args, **kwargs):\n    pass"))
+            quiet = "def interactive_figure(*args, **kwargs):\n    pass"
+            sources.append(("", quiet, k))
     return sources
 
 
-def run_window(path, seeds):
-    """Run the chapter once with SEEDS = seeds; return {site: [passed, worst]} and the
-    cells that raised."""
-    from IPython.core.interactiveshell import InteractiveShell
-
-    shell = InteractiveShell.instance()
-    shell.reset(new_session=False)
-    sites, records, raised = [], {}, []
-    sources = chapter_sources(shell, path, sites)
+def make_probe(records):
+    """The `_probe_` that rewritten asserts call: records {site: [passed, worst]}."""
 
     def probe(site, values, ops=None):
         try:
@@ -119,13 +127,91 @@ def run_window(path, seeds):
             seen[1] = worst
         return True
 
-    shell.user_ns["_probe_"] = probe
-    for result in run_cells(shell, sources, seeds):
+    return probe
+
+
+def run_chapter(path, seeds):
+    """Run the chapter once with SEEDS = seeds. Returns the shell, the assert sites,
+    {site: [passed, worst]}, the errors of the cells that raised and the sources."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.reset(new_session=False)
+    sites, records, raised = [], {}, []
+    sources = chapter_sources(shell, path, sites)
+    shell.user_ns["_probe_"] = make_probe(records)
+    for result in run_cells(shell, [source[:2] for source in sources], seeds):
         if not result.success:
             error = result.error_before_exec or result.error_in_exec
             raised.append(f"{type(error).__name__}: {str(error)[:120]}")
         shell.run_cell("import matplotlib.pyplot as _plt\n_plt.close('all')")
-    return sites, records, raised
+    return shell, sites, records, raised, sources
+
+
+def run_window(path, seeds):
+    return run_chapter(path, seeds)[1:4]
+
+
+def seed_slice(value, n, first, length):
+    """`value` with every axis of length n (the seed axis of a pooled run) cut to
+    first:first + length; dicts, lists and tuples are cut inside."""
+    if isinstance(value, np.ndarray):
+        index = tuple(
+            slice(first, first + length) if size == n else slice(None)
+            for size in value.shape
+        )
+        return value[index]
+    if isinstance(value, dict):
+        return {k: seed_slice(v, n, first, length) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and len(value) == n:
+        return type(value)(value[first : first + length])
+    if isinstance(value, (list, tuple)):
+        return type(value)(seed_slice(v, n, first, length) for v in value)
+    return value
+
+
+def stored_text(cell):
+    return "".join(
+        out.get("text", "")
+        for out in cell.get("outputs", [])
+        if out.get("name") == "stdout"
+    )
+
+
+def scan_pooled(path, n, length, rerun):
+    """Run the chapter once with SEEDS = 0..n-1, then re-run the cells `rerun` on
+    every window of `length` consecutive seeds, with each result cut to the window.
+
+    The one run checks every per-seed assertion ("in every seed") for all n - length
+    + 1 windows at once; the re-run cells recompute what a window aggregates (means,
+    medians, standard errors) from the pooled per-seed results. This holds when each
+    seed's result does not depend on the other seeds, which is checked: the first
+    window's re-run cells must print exactly what the chapter stores. Returns the
+    scan's results (the pooled run first) and the cells whose print differed."""
+    shell, sites, pooled, raised, sources = run_chapter(path, list(range(n)))
+    probed = {k: python for _, python, k in sources if k in rerun}
+    snapshot = {k: v for k, v in shell.user_ns.items() if not k.startswith("_")}
+    cells = nbformat.read(path, as_version=4).cells
+    results, mismatches = [(f"pooled {n}", sites, pooled, raised)], []
+    for first in range(n - length + 1):
+        records, errors = {}, []
+        shell.user_ns.update(
+            {k: seed_slice(v, n, first, length) for k, v in snapshot.items()}
+        )
+        window = list(range(first, first + length))
+        shell.user_ns.update(SEEDS=window, RUN_SEEDS=window)
+        shell.user_ns["_probe_"] = make_probe(records)
+        for k in rerun:
+            with contextlib.redirect_stdout(io.StringIO()) as printed:
+                result = shell.run_cell(probed[k], silent=True, store_history=False)
+            if not result.success:
+                error = result.error_before_exec or result.error_in_exec
+                errors.append(f"cell {k}: {type(error).__name__}: {str(error)[:100]}")
+            elif first == 0 and printed.getvalue() != stored_text(cells[k]):
+                mismatches.append((k, printed.getvalue(), stored_text(cells[k])))
+            shell.run_cell("import matplotlib.pyplot as _plt\n_plt.close('all')")
+        results.append((first, sites, records, errors))
+    return results, mismatches
 
 
 def eval_chain(values, ops):
@@ -147,26 +233,52 @@ def main(argv=None):
     parser.add_argument("notebook")
     parser.add_argument("--windows", type=int, default=200)
     parser.add_argument("--first", type=int, default=0)
+    parser.add_argument("--length", type=int, help="seeds per window")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", help="also write the per-window results here")
+    parser.add_argument(
+        "--pooled", type=int, metavar="N", help="one run of seeds 0..N-1 (see below)"
+    )
+    parser.add_argument(
+        "--rerun", default="", help="with --pooled: cells re-run per window, e.g. 26,39"
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("MPLBACKEND", "Agg")
 
     path = Path(args.notebook)
-    length = len(defaults(path)["SEEDS"])
-    firsts = [args.first + w * length for w in range(args.windows)]
-    start, results = time.perf_counter(), []
-    batches = [firsts[j :: args.jobs] for j in range(args.jobs)]
-    with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
-        for batch in pool.map(scan, [path] * args.jobs, batches, [length] * args.jobs):
-            results += batch
-    results.sort()
+    length = args.length or len(defaults(path)["SEEDS"])
+    start = time.perf_counter()
+    if args.pooled:
+        rerun = [int(k) for k in args.rerun.split(",") if k]
+        results, mismatches = scan_pooled(path, args.pooled, length, rerun)
+        pooled = results[0]
+        for k, printed, stored in mismatches:
+            print(f"cell {k}: window 0 printed what the chapter does not store:")
+            print(f"  printed:\n{printed}\n  stored:\n{stored}")
+        rerun_sites = {i for i, site in enumerate(pooled[1]) if site[0] in rerun}
+        for site in rerun_sites:
+            pooled[2].pop(site, None)
+        print(
+            f"{path.name}: one run of seeds 0..{args.pooled - 1}; cells {rerun} re-run "
+            f"on {args.pooled - length + 1} windows of {length}, "
+            f"{time.perf_counter() - start:.0f} s"
+        )
+    else:
+        firsts = [args.first + w * length for w in range(args.windows)]
+        results = []
+        batches = [firsts[j :: args.jobs] for j in range(args.jobs)]
+        with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
+            for batch in pool.map(
+                scan, [path] * args.jobs, batches, [length] * args.jobs
+            ):
+                results += batch
+        results.sort()
+        last = firsts[-1] + length - 1
+        print(
+            f"{path.name}: {len(firsts)} windows of {length} seeds "
+            f"({args.first}..{last}), {time.perf_counter() - start:.0f} s"
+        )
     sites = results[0][1]
-    last = firsts[-1] + length - 1
-    print(
-        f"{path.name}: {len(firsts)} windows of {length} seeds ({args.first}..{last}), "
-        f"{time.perf_counter() - start:.0f} s"
-    )
     for first, _, _, raised in results:
         for error in raised:
             print(f"  SEEDS from {first}: a cell raised {error}")
@@ -191,7 +303,8 @@ def main(argv=None):
         print(f"cell {cell} line {line}: {text[:70]}\n    {len(hits)} windows, {note}")
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=1))
-    return 1 if any(row["failed"] for row in summary) else 0
+    failed = any(row["failed"] for row in summary)
+    return 1 if failed or (args.pooled and mismatches) else 0
 
 
 if __name__ == "__main__":

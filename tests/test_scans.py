@@ -65,3 +65,34 @@ def test_scan_chapter_records_every_assertion(chapter, tmp_path):
     chain = rows["0.5 < math.sqrt(largest + 1)"]
     assert chain["failed"] == [] and chain["worst"] == pytest.approx(0.5 / 2**0.5)
     assert chain["worst_from"] == 0
+
+
+def test_pooled_scan_reruns_aggregates_per_window(tmp_path):
+    """Per-seed assertions once over seeds 0..9; the mean re-run on windows of 2."""
+    mean_cell = nbformat.v4.new_code_cell(
+        "assert values.mean() < 5\nprint(len(values))"
+    )
+    mean_cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="2\n")]
+    cells = [
+        nbformat.v4.new_code_cell("SEEDS = [0, 1]", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell(
+            "import numpy as np\nvalues = np.array([float(s) for s in SEEDS])"
+        ),
+        mean_cell,
+        nbformat.v4.new_code_cell("assert (values < 7).all()"),
+    ]
+    path = tmp_path / "01-pooled.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    out = tmp_path / "scan.json"
+    result = run(
+        ROOT / "scripts" / "scan_chapter.py", path, "--pooled", 10, "--rerun", 2,
+        "--json", out,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "not store" not in result.stdout  # window 0 printed what is stored
+    rows = {row["assert"]: row for row in json.loads(out.read_text())}
+    mean = rows["values.mean() < 5"]
+    assert mean["windows"] == 9 and mean["failed"] == [5, 6, 7, 8]
+    assert mean["worst"] == pytest.approx(8.5 / 5) and mean["worst_from"] == 8
+    every = rows["(values < 7).all()"]
+    assert every["windows"] == 1 and every["failed"] == ["pooled 10"]
