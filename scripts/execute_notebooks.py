@@ -4,9 +4,12 @@ Usage: python scripts/execute_notebooks.py [notebooks/NN-name.ipynb ...]  (defau
 
 Widget state is not stored: the book shows each figure's kernel-free fallback, and a
 stored state would make the book load the ipywidgets JavaScript from a CDN. Nor are the
-cells' execution timestamps: they would change every line of a re-run's diff.
+cells' execution timestamps. Consecutive prints of a cell are stored as one output, and a
+widget view gets an id derived from its cell, not a random one: otherwise a re-run changes
+how the outputs are split and every view's id, and a one-word edit gives a long diff.
 """
 
+import hashlib
 import subprocess
 import sys
 import time
@@ -31,8 +34,34 @@ def execute(path: Path) -> float:
     notebook.metadata.pop("widgets", None)
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = stable_outputs(cell)
     nbformat.write(notebook, path)
     return time.perf_counter() - start
+
+
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def stable_outputs(cell):
+    """The cell's outputs with consecutive prints to one stream merged, and widget view
+    ids derived from the cell's id (no widget state is stored for them to point to)."""
+    outputs = []
+    for output in cell.outputs:
+        last = outputs[-1] if outputs else None
+        if (
+            output.output_type == "stream"
+            and last is not None
+            and last.output_type == "stream"
+            and last.name == output.name
+        ):
+            last.text += output.text
+            continue
+        if WIDGET in output.get("data", {}):
+            key = f"{cell.get('id', '')}-{len(outputs)}".encode()
+            output.data[WIDGET]["model_id"] = hashlib.sha256(key).hexdigest()[:32]
+        outputs.append(output)
+    return outputs
 
 
 def main(paths):

@@ -48,6 +48,10 @@ def test_notebook_is_executed_and_clean(path):
         "execution counts are not 1..n: re-run with `make execute`"
     )
     for cell in code:
+        kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
+        assert all(a != b or a[0] != "stream" for a, b in zip(kinds, kinds[1:])), (
+            f"cell {cell.execution_count}: one print split in two outputs (`make execute`)"
+        )
         for output in cell.outputs:
             assert output.output_type != "error", (
                 f"stored error in cell {cell.execution_count}"
