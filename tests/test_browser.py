@@ -253,7 +253,13 @@ def test_live_code_offline(page, site):
     assert any(
         u.startswith(site) and "/_static/thebe/index.js" in u for u in page.requests
     )
-    assert all("unpkg.com" not in u and "jsdelivr" not in u for u in page.outside)
+    # Only Binder is asked for (Thebe's MathJax 2 loader from a CDN is off).
+    assert all(u.startswith("https://mybinder.org/") for u in page.outside), page.outside
+    # The launch button agrees with the message: no spinner, no "launching".
+    button = page.locator(".thebe-launch-button").first
+    if button.count():
+        assert button.locator(".spinner").count() == 0
+        assert "launching" not in button.text_content().lower()
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 
 - sphinx-thebe registers its inline configuration script twice under Jupyter Book 1, which
   redeclares `const THEBE_JS_URL` and throws a JavaScript error: keep one copy, and point it
-  at the Thebe bundle served by the site (see vendor_assets.py) instead of a CDN.
+  at the Thebe bundle served by the site (see vendor_assets.py) instead of a CDN. Thebe's
+  MathJax 2 loader (from a CDN, for LaTeX outputs, which the book has none of) is off.
 - Image sizes become `width`/`height` attributes (the browser reserves the space, so the
   page does not jump while images load) instead of a fixed CSS size that distorts images
   in a narrow column; images below the first screen load lazily.
@@ -55,6 +56,10 @@ def _fix_scripts(app, pagename, templatename, context, doctree):
             ),
             context["body"],
         ).replace(FOLD_LABEL, "<summary>")
+        # An empty mathjaxUrl makes Thebe skip its CDN MathJax 2 loader.
+        context["body"] = context["body"].replace(
+            "requestKernel: true,", 'requestKernel: true, mathjaxUrl: "",'
+        )
         # The bibliography is a role="list" whose entries carry the deprecated
         # "doc-biblioentry" role (axe: critical): they are list items.
         context["body"] = context["body"].replace(

@@ -10,6 +10,13 @@
     box.textContent = text;
     const article = document.querySelector("article") || document.body;
     article.prepend(box);
+    // sphinx-thebe's button keeps its spinner and "launching" text after a failure:
+    // make it agree with the message.
+    document.querySelectorAll(".thebe-launch-button").forEach((button) => {
+      button.querySelectorAll(".spinner").forEach((el) => el.remove());
+      const label = button.querySelector(".loading-text") || button;
+      label.textContent = "Live Code unavailable (see the message at the top of the page)";
+    });
   };
   const start = () => {
     let status = "loading";
