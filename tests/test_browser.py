@@ -254,7 +254,9 @@ def test_live_code_offline(page, site):
         u.startswith(site) and "/_static/thebe/index.js" in u for u in page.requests
     )
     # Only Binder is asked for (Thebe's MathJax 2 loader from a CDN is off).
-    assert all(u.startswith("https://mybinder.org/") for u in page.outside), page.outside
+    assert all(u.startswith("https://mybinder.org/") for u in page.outside), (
+        page.outside
+    )
     # The launch button agrees with the message: no spinner, no "launching".
     button = page.locator(".thebe-launch-button").first
     if button.count():
