@@ -4,10 +4,8 @@
       [--json OUT]
 
 For each window the chapter's SEEDS become `list(range(s, s + n))` (n: the length of the
-chapter's own SEEDS unless --length says otherwise; windows side by side from --first).
-One long window (`--windows 1 --length 204`) checks every "for every seed" assertion
-for all 200 sliding windows of 5 seeds in one run. Every code cell runs in a
-fresh IPython namespace, except the grade cells (they test the exercises on fixed seeds)
+chapter's own SEEDS unless --length says otherwise; windows side by side from --first)
+and every code cell runs in a fresh IPython namespace, except the grade cells (they test the exercises on fixed seeds)
 and the interactive figures' frames (not drawn). Every `assert` is rewritten so that it
 records instead of raising, and the window runs to its end:
 
