@@ -11,7 +11,7 @@ PYTEST_FLAGS := -n 2 --dist worksteal -p no:cacheprovider --durations=25
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
-	grade collect
+	grade collect test-triton bench-gpu
 
 help:
 	@echo "make book     build the HTML book into _build/html (in .venv-book, env/book.txt: no torch)"
@@ -26,6 +26,8 @@ help:
 	@echo "make badges   rewrite the Open-in-Colab badges from _config.yml's repository setting"
 	@echo "make test-colab PY=python3.13   the Colab-stack test on another Python (slow: CUDA torch)"
 	@echo "make test-latest                every chapter on the newest releases"
+	@echo "make test-triton                chapter 10's Triton kernels under the interpreter"
+	@echo "make bench-gpu                  measure them on a GPU (PYTHON with CUDA torch, triton)"
 	@echo "make format   format and lint-fix the code: notebooks, normbook, scripts, tests (ruff)"
 	@echo "make sync     write normbook/'s shared code into the chapters' synced cells"
 	@echo "make check-seeds NB=notebooks/x.ipynb   run a chapter with two other seed lists"
@@ -103,6 +105,27 @@ test-latest: $(STAMP) data
 	.venv-latest/bin/python -m pip list 2>/dev/null | grep -iE '^(numpy|torch|matplotlib|pillow|ipywidgets|ipykernel|ipython|numba) '
 	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/.venv-latest/bin/python \
 		$(BIN)/python -m pytest $(PYTEST_FLAGS) -v tests/test_colab_stack.py
+
+# Opt-in: chapter 10's Triton kernels, on small shapes, under Triton's interpreter on the
+# CPU (compiled on the GPU where there is one), in an environment of their own
+# (env/triton.txt): triton is about 1 GB, so it stays out of requirements.txt.
+TRITON_VENV := .venv-triton
+$(TRITON_VENV)/.installed: env/triton.txt
+	test -x $(TRITON_VENV)/bin/python || $(PYTHON) -m venv $(TRITON_VENV)
+	$(TRITON_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(TRITON_VENV)/bin/python -m pip install --quiet -r env/triton.txt
+	touch $@
+
+test-triton: $(TRITON_VENV)/.installed
+	$(TRITON_VENV)/bin/python -m pytest -p no:cacheprovider --noconftest \
+		tests/test_triton_kernels.py
+
+# On a machine with a GPU, in a Python with a CUDA build of torch and triton: measure
+# chapter 10's kernels against PyTorch and store the results as data (GPU_NAME names
+# the file; the JSON records the device, driver, versions, date and command).
+GPU_NAME ?= h100
+bench-gpu:
+	$(PYTHON) scripts/bench_gpu.py --out book/assets/measurements/gpu-$(GPU_NAME).json
 
 # Opt-in: chapter 07 at the papers' step counts (FULL_SCALE = True), executed as a copy.
 full-scale: $(STAMP) data

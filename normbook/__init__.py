@@ -11,4 +11,6 @@ commands and the tests do.
 - gradcheck.py: numerical gradients and error metrics (chapters 3 on)
 - grading.py: the harness of the grade cells
 - mnist.py: the verified MNIST loader (chapter 7; also `make data`)
+- triton_norms.py: LayerNorm and RMSNorm as Triton kernels (the GPU chapter; needs
+  triton, which `make test-triton` installs apart)
 """

@@ -1,0 +1,219 @@
+# LayerNorm and RMSNorm in Triton (chapter 10), forward and backward, over the last axis
+# of a 2-D tensor (rows, D) that is contiguous. Inputs may be float32 or bfloat16; every
+# sum is taken in float32, and the outputs have the input's dtype. The forward saves the
+# row statistics (mean and rstd, float32) for the backward. The backward computes dgamma
+# and dbeta without atomics: each program sums its own block of rows into one row of a
+# partial-sum buffer, and a second kernel adds the partial rows up.
+# On a machine without a GPU, set TRITON_INTERPRET=1 before importing triton: the same
+# kernels then run on CPU tensors (slowly, for checking on small shapes).
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _layer_norm_fwd(X, Y, W, B, Mean, Rstd, D, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)  # row * D overflows int32 on large tensors
+    cols = tl.arange(0, BLOCK)
+    mask = cols < D
+    x = tl.load(X + row * D + cols, mask=mask, other=0.0).to(tl.float32)
+    mean = tl.sum(x, axis=0) / D
+    xc = tl.where(mask, x - mean, 0.0)  # padding lanes must not enter the variance
+    rstd = 1.0 / tl.sqrt(tl.sum(xc * xc, axis=0) / D + eps)
+    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    b = tl.load(B + cols, mask=mask).to(tl.float32)
+    y = xc * rstd * w + b
+    tl.store(Y + row * D + cols, y.to(Y.dtype.element_ty), mask=mask)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+
+
+@triton.jit
+def _rms_norm_fwd(X, Y, W, Rstd, D, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < D
+    x = tl.load(X + row * D + cols, mask=mask, other=0.0).to(tl.float32)
+    rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / D + eps)
+    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    tl.store(Y + row * D + cols, (x * rstd * w).to(Y.dtype.element_ty), mask=mask)
+    tl.store(Rstd + row, rstd)
+
+
+@triton.jit
+def _layer_norm_bwd(
+    DY, X, W, Mean, Rstd, DX, DW_part, DB_part, N, D, ROWS: tl.constexpr,
+    BLOCK: tl.constexpr, W_IN_LOOP: tl.constexpr,
+):  # fmt: skip
+    # dx = rstd * (w*dy - mean(w*dy) - xhat * mean(w*dy * xhat)), one row at a time;
+    # this program's rows also add dy * xhat and dy into its partial sums (registers).
+    # W_IN_LOOP: re-read w (from the cache) for every row instead of holding it in
+    # registers, which the widest rows run out of.
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < D
+    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    dw = tl.zeros([BLOCK], dtype=tl.float32)
+    db = tl.zeros([BLOCK], dtype=tl.float32)
+    for i in range(ROWS):
+        row = pid * ROWS + i
+        live = mask & (row < N)  # the last program may run past the last row
+        offs = row.to(tl.int64) * D + cols
+        x = tl.load(X + offs, mask=live, other=0.0).to(tl.float32)
+        dy = tl.load(DY + offs, mask=live, other=0.0).to(tl.float32)
+        mean = tl.load(Mean + row, mask=row < N, other=0.0)
+        rstd = tl.load(Rstd + row, mask=row < N, other=0.0)
+        xhat = tl.where(live, (x - mean) * rstd, 0.0)
+        if W_IN_LOOP:
+            g = dy * tl.load(W + cols, mask=mask).to(tl.float32)
+        else:
+            g = dy * w
+        c1 = tl.sum(g, axis=0) / D
+        c2 = tl.sum(g * xhat, axis=0) / D
+        dx = (g - c1 - xhat * c2) * rstd
+        tl.store(DX + offs, dx.to(DX.dtype.element_ty), mask=live)
+        dw += dy * xhat
+        db += dy
+    tl.store(DW_part + pid * D + cols, dw, mask=mask)
+    tl.store(DB_part + pid * D + cols, db, mask=mask)
+
+
+@triton.jit
+def _rms_norm_bwd(
+    DY, X, W, Rstd, DX, DW_part, N, D, ROWS: tl.constexpr, BLOCK: tl.constexpr,
+    W_IN_LOOP: tl.constexpr,
+):  # fmt: skip
+    # dx = rstd * (w*dy - xhat * mean(w*dy * xhat)); LayerNorm's without the mean terms.
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < D
+    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    dw = tl.zeros([BLOCK], dtype=tl.float32)
+    for i in range(ROWS):
+        row = pid * ROWS + i
+        live = mask & (row < N)
+        offs = row.to(tl.int64) * D + cols
+        x = tl.load(X + offs, mask=live, other=0.0).to(tl.float32)
+        dy = tl.load(DY + offs, mask=live, other=0.0).to(tl.float32)
+        rstd = tl.load(Rstd + row, mask=row < N, other=0.0)
+        xhat = x * rstd
+        if W_IN_LOOP:
+            g = dy * tl.load(W + cols, mask=mask).to(tl.float32)
+        else:
+            g = dy * w
+        c2 = tl.sum(g * xhat, axis=0) / D
+        dx = (g - xhat * c2) * rstd
+        tl.store(DX + offs, dx.to(DX.dtype.element_ty), mask=live)
+        dw += dy * xhat
+    tl.store(DW_part + pid * D + cols, dw, mask=mask)
+
+
+@triton.jit
+def _sum_partials(
+    Part, Out, D, P: tl.constexpr, BLOCK_P: tl.constexpr, BLOCK_D: tl.constexpr
+):
+    # Out[j] = sum over p of Part[p, j]: one program per block of columns.
+    cols = tl.program_id(0) * BLOCK_D + tl.arange(0, BLOCK_D)
+    acc = tl.zeros([BLOCK_P, BLOCK_D], dtype=tl.float32)
+    for p0 in range(0, P, BLOCK_P):
+        rows = p0 + tl.arange(0, BLOCK_P)
+        mask = (rows[:, None] < P) & (cols[None, :] < D)
+        acc += tl.load(Part + rows[:, None] * D + cols[None, :], mask=mask, other=0.0)
+    tl.store(Out + cols, tl.sum(acc, axis=0).to(Out.dtype.element_ty), mask=cols < D)
+
+
+def _launch_shape(D):
+    """The block (the row padded to a power of two) and the warps that hold it."""
+    BLOCK = triton.next_power_of_2(D)
+    if BLOCK * 4 > 65536:
+        raise ValueError(f"D = {D}: a row must fit in 64 KiB of float32 (D <= 16384)")
+    return BLOCK, min(max(BLOCK // 256, 1), 16)
+
+
+def _backward_launch(D, num_warps=None, w_in_loop=None):
+    """(BLOCK, warps, W_IN_LOOP) of a backward: 8 warps up to 4096 columns, 32 above,
+    and w re-read for every row from 8192 columns on. On an H100 these came within 4 %
+    of copy speed of the best choice that scripts/bench_gpu.py sweeps, at every D."""
+    BLOCK = _launch_shape(D)[0]
+    warps = num_warps or (8 if BLOCK <= 4096 else 32)
+    return BLOCK, warps, BLOCK >= 8192 if w_in_loop is None else w_in_loop
+
+
+def _check(x, *params):
+    if x.ndim != 2 or not x.is_contiguous():
+        raise ValueError("x must be a contiguous 2-D tensor (rows, D)")
+    for p in params:
+        if p.shape != (x.shape[1],):
+            raise ValueError(f"a parameter has shape {tuple(p.shape)}, not (D,)")
+
+
+def _programs(x):
+    """How many programs share the rows in a backward: enough to fill the GPU, but
+    at least 32 rows each, so that the partial sums stay a few per cent of the traffic."""
+    if x.is_cuda:
+        sms = torch.cuda.get_device_properties(x.device).multi_processor_count
+    else:
+        sms = 2
+    return max(1, min(4 * sms, triton.cdiv(x.shape[0], 32)))
+
+
+def layer_norm_fwd(x, w, b, eps=1e-5):
+    """y = (x - mean) * rstd * w + b over each row; returns (y, mean, rstd)."""
+    _check(x, w, b)
+    N, D = x.shape
+    BLOCK, warps = _launch_shape(D)
+    y = torch.empty_like(x)
+    mean = torch.empty(N, device=x.device, dtype=torch.float32)
+    rstd = torch.empty(N, device=x.device, dtype=torch.float32)
+    _layer_norm_fwd[(N,)](x, y, w, b, mean, rstd, D, eps, BLOCK=BLOCK, num_warps=warps)
+    return y, mean, rstd
+
+
+def rms_norm_fwd(x, w, eps=1e-6):
+    """y = x * rstd * w over each row, rstd = 1 / sqrt(mean(x^2) + eps); (y, rstd)."""
+    _check(x, w)
+    N, D = x.shape
+    BLOCK, warps = _launch_shape(D)
+    y = torch.empty_like(x)
+    rstd = torch.empty(N, device=x.device, dtype=torch.float32)
+    _rms_norm_fwd[(N,)](x, y, w, rstd, D, eps, BLOCK=BLOCK, num_warps=warps)
+    return y, rstd
+
+
+def _reduce(part, dtype):
+    P, D = part.shape
+    out = torch.empty(D, device=part.device, dtype=dtype)
+    _sum_partials[(triton.cdiv(D, 64),)](part, out, D, P=P, BLOCK_P=32, BLOCK_D=64)
+    return out
+
+
+def layer_norm_bwd(dy, x, w, mean, rstd, num_warps=None, w_in_loop=None):
+    """Gradients (dx, dw, db) of layer_norm_fwd, given the upstream gradient dy.
+    num_warps and w_in_loop override the launch choices (for measuring them)."""
+    _check(x, w)
+    N, D = x.shape
+    BLOCK, warps, w_in_loop = _backward_launch(D, num_warps, w_in_loop)
+    P = _programs(x)
+    dx = torch.empty_like(x)
+    dw_part = torch.empty(P, D, device=x.device, dtype=torch.float32)
+    db_part = torch.empty(P, D, device=x.device, dtype=torch.float32)
+    _layer_norm_bwd[(P,)](
+        dy, x, w, mean, rstd, dx, dw_part, db_part, N, D, ROWS=triton.cdiv(N, P),
+        BLOCK=BLOCK, W_IN_LOOP=w_in_loop, num_warps=warps,
+    )  # fmt: skip
+    return dx, _reduce(dw_part, w.dtype), _reduce(db_part, w.dtype)
+
+
+def rms_norm_bwd(dy, x, w, rstd, num_warps=None, w_in_loop=None):
+    """Gradients (dx, dw) of rms_norm_fwd, given the upstream gradient dy."""
+    _check(x, w)
+    N, D = x.shape
+    BLOCK, warps, w_in_loop = _backward_launch(D, num_warps, w_in_loop)
+    P = _programs(x)
+    dx = torch.empty_like(x)
+    dw_part = torch.empty(P, D, device=x.device, dtype=torch.float32)
+    _rms_norm_bwd[(P,)](
+        dy, x, w, rstd, dx, dw_part, N, D, ROWS=triton.cdiv(N, P),
+        BLOCK=BLOCK, W_IN_LOOP=w_in_loop, num_warps=warps,
+    )  # fmt: skip
+    return dx, _reduce(dw_part, w.dtype)

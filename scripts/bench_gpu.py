@@ -1,0 +1,254 @@
+"""Measure chapter 10's Triton kernels against PyTorch on a GPU (`make bench-gpu`).
+
+For D = 768 ... 16384, in float32 and bfloat16, each tensor holding 2**27 elements
+(512 MiB in float32), it times:
+
+- the roof: a device-to-device copy of x (bytes read + written);
+- LayerNorm and RMSNorm, forward and backward, three ways each: the Triton kernels of
+  normbook/triton_norms.py, PyTorch's own kernels (F.layer_norm, F.rms_norm and their
+  autograd backward) and torch.compile (Inductor writes its own Triton kernels).
+
+Bandwidth counts the bytes of the rows read and written: x and y in the forward, x, dy
+and dx in the backward (the parameters and row statistics are under 0.1 % of it).
+PyTorch's caching allocator recycles device memory, so a fresh output costs nothing
+extra on a GPU. Each timing is one CUDA-event interval around 10 back-to-back calls
+(the launch queue stays full, so Python's overhead is hidden as in a training step),
+repeated 15 times: median and the 20th-80th percentile spread.
+
+The results go to a JSON file with the device, driver, versions, date and command.
+`--tiny` runs every row once on tiny shapes, on the CPU under the Triton interpreter
+when no GPU is present: the tests use it to check the script, not to measure.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import torch  # noqa: E402
+
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is imported
+
+import torch.nn.functional as F  # noqa: E402
+import triton  # noqa: E402
+
+from normbook import triton_norms as tn  # noqa: E402
+
+SIZES = [768, 1024, 2048, 4096, 8192, 16384]
+ELEMENTS = 2**27
+EPS = {"layer_norm": 1e-5, "rms_norm": 1e-6}
+# The backward's launch choices, swept in float32: (warps, w re-read for every row).
+SWEEP = [(8, False), (16, False), (32, False), (8, True), (16, True), (32, True)]
+
+
+def timer(fn, calls, repeats, device):
+    """Seconds per call: the median and the 20th and 80th percentiles."""
+    fn()  # warm up (and compile)
+    times = []
+    for _ in range(repeats):
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+            start, end = torch.cuda.Event(True), torch.cuda.Event(True)
+            start.record()
+            for _ in range(calls):
+                fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) / 1e3 / calls)
+        else:
+            t = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            times.append((time.perf_counter() - t) / calls)
+    q = torch.tensor(times, dtype=torch.float64).quantile(
+        torch.tensor([0.5, 0.2, 0.8], dtype=torch.float64)
+    )
+    return [float(v) for v in q]
+
+
+def normwise(a, b):
+    a, b = a.double(), b.double()
+    return float((a - b).norm() / b.norm())
+
+
+def forward_fns(op, x, w, b):
+    """op's forward three ways: {impl: fn} (each returns its output)."""
+    D, eps = x.shape[1], EPS[op]
+    if op == "layer_norm":
+        fns = {
+            "triton": lambda: tn.layer_norm_fwd(x, w, b, eps)[0],
+            "torch": lambda: F.layer_norm(x, (D,), w, b, eps),
+        }
+        compiled = torch.compile(lambda x, w, b: F.layer_norm(x, (D,), w, b, eps))
+        fns["compile"] = lambda: compiled(x, w, b)
+    else:
+        fns = {
+            "triton": lambda: tn.rms_norm_fwd(x, w, eps)[0],
+            "torch": lambda: F.rms_norm(x, (D,), w, eps),
+        }
+        compiled = torch.compile(lambda x, w: F.rms_norm(x, (D,), w, eps))
+        fns["compile"] = lambda: compiled(x, w)
+    return fns
+
+
+def triton_backward(op, x, w, b, dy, warps=None, w_in_loop=None):
+    """The Triton backward of op as a function of nothing (the forward's statistics
+    computed once); warps and w_in_loop override the launcher's choices."""
+    if op == "layer_norm":
+        _, mean, rstd = tn.layer_norm_fwd(x, w, b, EPS[op])
+        return lambda: tn.layer_norm_bwd(dy, x, w, mean, rstd, warps, w_in_loop)
+    rstd = tn.rms_norm_fwd(x, w, EPS[op])[1]
+    return lambda: tn.rms_norm_bwd(dy, x, w, rstd, warps, w_in_loop)
+
+
+def backward_fns(op, x, w, b, dy):
+    """op's backward three ways: {impl: fn} (each returns the gradients)."""
+    D, eps = x.shape[1], EPS[op]
+    fns = {"triton": triton_backward(op, x, w, b, dy)}
+    if op == "layer_norm":
+        forward = {
+            "torch": lambda x, w, b: F.layer_norm(x, (D,), w, b, eps),
+            "compile": torch.compile(lambda x, w, b: F.layer_norm(x, (D,), w, b, eps)),
+        }
+        params = (w, b)
+    else:
+        forward = {
+            "torch": lambda x, w: F.rms_norm(x, (D,), w, eps),
+            "compile": torch.compile(lambda x, w: F.rms_norm(x, (D,), w, eps)),
+        }
+        params = (w,)
+    for impl, f in forward.items():
+        leaves = [t.detach().requires_grad_() for t in (x, *params)]
+        y = f(*leaves)
+        fns[impl] = lambda y=y, leaves=leaves: torch.autograd.grad(
+            y, leaves, dy, retain_graph=True
+        )
+    return fns
+
+
+def dump(result):
+    """The results as JSON text, one measurement per line (a readable diff)."""
+    head = {k: v for k, v in result.items() if k != "rows"}
+    rows = ",\n".join("  " + json.dumps(row) for row in result["rows"])
+    return json.dumps(head, indent=1)[:-2] + ',\n "rows": [\n' + rows + "\n ]\n}\n"
+
+
+def environment(command):
+    info = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds"
+        ),
+        "command": command,
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+    }
+    if torch.cuda.is_available():
+        props = torch.cuda.get_device_properties(0)
+        info.update(
+            device=props.name,
+            multiprocessors=props.multi_processor_count,
+            memory_GiB=round(props.total_memory / 2**30, 1),
+            cuda=torch.version.cuda,
+        )
+        try:
+            info["driver"] = subprocess.run(
+                ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                capture_output=True, text=True, check=True,
+            ).stdout.strip()  # fmt: skip
+        except (OSError, subprocess.CalledProcessError) as err:
+            info["driver"] = f"unknown ({err})"
+    else:
+        info["device"] = (
+            "CPU (Triton interpreter): a check of the script, not a measurement"
+        )
+    return info
+
+
+def run(sizes, elements, calls, repeats, out, command, sweep=SWEEP, minutes=None):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    result = {"environment": environment(command), "elements": elements, "rows": []}
+    deadline = time.monotonic() + 60 * minutes if minutes else None
+    torch.manual_seed(0)
+    for dtype in (torch.float32, torch.bfloat16):
+        for D in sizes:
+            if deadline and time.monotonic() > deadline:
+                result["incomplete"] = f"stopped after {minutes} minutes"
+                out.write_text(dump(result))
+                return result
+            N = elements // D
+            x = torch.randn(N, D, device=device, dtype=dtype)
+            dy = torch.randn_like(x)
+            w = (1 + 0.1 * torch.randn(D, device=device)).to(dtype)
+            b = (0.1 * torch.randn(D, device=device)).to(dtype)
+            size = x.numel() * x.element_size()
+            common = {"dtype": str(dtype).removeprefix("torch."), "D": D, "rows": N}
+
+            def record(op, direction, impl, fn, nbytes, error=None):
+                t = timer(fn, calls, repeats, device)
+                row = dict(common, op=op, direction=direction, impl=impl)
+                row.update(seconds=t, GBps=nbytes / t[0] / 1e9, error=error)
+                result["rows"].append(row)
+                print(
+                    f"{common['dtype']:8} D={D:5} {op:10} {direction:8} {impl:8}"
+                    f" {row['GBps']:7.0f} GB/s  ({t[1] * 1e6:.0f}-{t[2] * 1e6:.0f} us)",
+                    flush=True,
+                )
+                out.write_text(dump(result))
+
+            y = torch.empty_like(x)
+            record("copy", "-", "torch", lambda: y.copy_(x), 2 * size)
+            for op in ("layer_norm", "rms_norm"):
+                fwd = forward_fns(op, x, w, b)
+                reference = fwd["torch"]()
+                for impl, fn in fwd.items():
+                    err = normwise(fn(), reference)
+                    record(op, "forward", impl, fn, 2 * size, err)
+                bwd = backward_fns(op, x, w, b, dy)
+                reference = bwd["torch"]()
+                for impl, fn in bwd.items():
+                    errs = [normwise(g, r) for g, r in zip(fn(), reference)]
+                    record(op, "backward", impl, fn, 3 * size, max(errs))
+                for k, reread in sweep if dtype == torch.float32 else ():
+                    fn = triton_backward(op, x, w, b, dy, k, reread)
+                    name = f"triton-{k}w" + ("-wloop" if reread else "")
+                    record(op, "backward", name, fn, 3 * size)
+                del fwd, bwd, reference
+            torch._dynamo.reset()  # one set of compiled graphs at a time
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--out", type=Path, required=True, help="the JSON file to write"
+    )
+    parser.add_argument("--tiny", action="store_true", help="check the script only")
+    parser.add_argument(
+        "--minutes", type=float, help="stop starting new sizes after this"
+    )
+    args = parser.parse_args()
+    # The command as run, with the output's folder left out (it names the machine).
+    argv = [Path(a).name if a == str(args.out) else a for a in sys.argv[1:]]
+    command = "python scripts/bench_gpu.py " + " ".join(argv)
+    if args.tiny:
+        run([48, 80], 48 * 80, 1, 1, args.out, command, sweep=[(2, True)])
+    else:
+        if not torch.cuda.is_available():
+            raise SystemExit(
+                "bench_gpu: no GPU here; --tiny checks the script on a CPU"
+            )
+        run(SIZES, ELEMENTS, 10, 15, args.out, command, minutes=args.minutes)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""Chapter 10's Triton kernels (normbook/triton_norms.py) against float64 references.
+
+`make test-triton` runs these in their own environment (.venv-triton: triton is about
+1 GB, so it is not in requirements.txt): on a CPU under the Triton interpreter, on small
+random shapes; with a GPU present, the same tests run compiled on the GPU. The default
+`make test` skips this file (no triton there).
+"""
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+if importlib.util.find_spec("triton") is None:
+    pytest.skip(
+        "make test-triton runs these (triton is opt-in)", allow_module_level=True
+    )
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is imported
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from normbook import layers  # noqa: E402
+from normbook import triton_norms as tn  # noqa: E402
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+# (rows, D): D below, at and above a power of two; rows that leave the last backward
+# program short, and more rows than 32 x programs (several rows per program).
+SHAPES = [(1, 1), (3, 7), (33, 64), (70, 200), (129, 257), (5, 1000)]
+
+
+def inputs(N, D, dtype, seed):
+    g = torch.Generator().manual_seed(seed)
+    x = 2 * torch.randn(N, D, generator=g) + 0.5
+    dy = torch.randn(N, D, generator=g)
+    w = 1 + 0.3 * torch.randn(D, generator=g)
+    b = 0.3 * torch.randn(D, generator=g)
+    return [t.to(DEVICE, dtype) for t in (x, dy, w, b)]
+
+
+def reference_ln(x, dy, w, b):
+    """LayerNorm forward and gradients in float64 (autograd through F.layer_norm)."""
+    x, w, b = (t.double().cpu().requires_grad_() for t in (x, w, b))
+    y = F.layer_norm(x, (x.shape[1],), w, b, 1e-5)
+    y.backward(dy.double().cpu())
+    return y.detach(), x.grad, w.grad, b.grad
+
+
+def reference_rms(x, dy, w):
+    x, w = (t.double().cpu().requires_grad_() for t in (x, w))
+    y = F.rms_norm(x, (x.shape[1],), w, 1e-6)
+    y.backward(dy.double().cpu())
+    return y.detach(), x.grad, w.grad
+
+
+def term_scales(x, dy, w, rstd, mean=None):
+    """The size of the terms each output sums, elementwise (float64): the yardstick for
+    round-off where terms cancel (with D = 1, LayerNorm's dx is exactly zero and
+    RMSNorm's is a difference of two equal terms)."""
+    x, dy, w = (t.double().cpu() for t in (x, dy, w))
+    rstd = rstd.double().cpu()[:, None]
+    xhat = (x - (0 if mean is None else mean.double().cpu()[:, None])) * rstd
+    return {
+        "dx": rstd * (w * dy).abs(),
+        "dw": (dy * xhat).abs().sum(0),
+        "db": dy.abs().sum(0),
+    }
+
+
+def assert_close(name, got, ref, dtype, scale=None):
+    """float32: the normwise error of float32 arithmetic (relative to the terms' size).
+    bfloat16: every element within one bfloat16 ulp of the float64 value, plus float32
+    round-off (1e-10 absolute counts as zero: LayerNorm's dw is exactly zero when
+    D = 1, where float64 leaves 1e-14); one ulp, not half, because Triton 3.6's interpreter truncates float32
+    to bfloat16 where a GPU rounds to nearest."""
+    got = got.double().cpu()
+    scale = ref.abs() if scale is None else scale
+    if dtype == torch.float32:
+        err = float((got - ref).norm() / (1e-6 * scale.norm() + 1e-10))
+        assert err <= 1, f"{name}: {err:.2f} x the normwise error float32 allows (1e-6)"
+    else:
+        ulp = torch.exp2(torch.floor(torch.log2(ref.abs().clamp_min(1e-30))) - 7)
+        worst = float(((got - ref).abs() / (ulp + 1e-5 * scale + 1e-10)).max())
+        assert worst <= 1, f"{name}: {worst:.2f} x (one bfloat16 ulp + round-off)"
+
+
+# w_in_loop: the backward re-reads w for every row (the launcher's choice for wide
+# rows) or holds it in registers.
+@pytest.mark.parametrize("w_in_loop", [False, True], ids=["w_held", "w_in_loop"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("N,D", SHAPES)
+def test_layer_norm(N, D, dtype, w_in_loop):
+    x, dy, w, b = inputs(N, D, dtype, seed=N * 1000 + D)
+    y, mean, rstd = tn.layer_norm_fwd(x, w, b)
+    dx, dw, db = tn.layer_norm_bwd(dy, x, w, mean, rstd, w_in_loop=w_in_loop)
+    y_ref, dx_ref, dw_ref, db_ref = reference_ln(x, dy, w, b)
+    scale = term_scales(x, dy, w, rstd, mean)
+    assert y.dtype == dx.dtype == dtype and y.shape == dx.shape == (N, D)
+    assert dw.dtype == db.dtype == dtype and dw.shape == db.shape == (D,)
+    assert_close("y", y, y_ref, dtype)
+    for name, got, ref in [("dx", dx, dx_ref), ("dw", dw, dw_ref), ("db", db, db_ref)]:
+        assert_close(name, got, ref, dtype, scale[name])
+
+
+@pytest.mark.parametrize("w_in_loop", [False, True], ids=["w_held", "w_in_loop"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("N,D", SHAPES)
+def test_rms_norm(N, D, dtype, w_in_loop):
+    x, dy, w, _ = inputs(N, D, dtype, seed=N * 1000 + D)
+    y, rstd = tn.rms_norm_fwd(x, w)
+    dx, dw = tn.rms_norm_bwd(dy, x, w, rstd, w_in_loop=w_in_loop)
+    y_ref, dx_ref, dw_ref = reference_rms(x, dy, w)
+    scale = term_scales(x, dy, w, rstd)
+    assert y.dtype == dx.dtype == dw.dtype == dtype and dw.shape == (D,)
+    assert_close("y", y, y_ref, dtype)
+    for name, got, ref in [("dx", dx, dx_ref), ("dw", dw, dw_ref)]:
+        assert_close(name, got, ref, dtype, scale[name])
+
+
+def test_statistics_and_the_books_numpy_layers():
+    """The saved statistics are the book's mean and rstd, and the outputs match the
+    NumPy layers of chapters 2-4 (float64) to float32 round-off."""
+    x, dy, w, b = inputs(40, 96, torch.float32, seed=7)
+    y, mean, rstd = tn.layer_norm_fwd(x, w, b)
+    xn, dyn, wn, bn = (t.double().cpu().numpy() for t in (x, dy, w, b))
+    out, cache = layers.layernorm_forward(xn, wn, bn, {"eps": 1e-5})
+    np.testing.assert_allclose(mean.cpu().numpy(), cache["mu"][:, 0], atol=1e-6)
+    np.testing.assert_allclose(rstd.cpu().numpy(), cache["rstd"][:, 0], rtol=1e-6)
+    np.testing.assert_allclose(y.cpu().numpy(), out, rtol=1e-5, atol=1e-5)
+    dx, dw, db = tn.layer_norm_bwd(dy, x, w, mean, rstd)
+    for got, ref in zip((dx, dw, db), layers.layernorm_backward(dyn, cache)):
+        np.testing.assert_allclose(got.cpu().numpy(), ref, rtol=1e-4, atol=1e-5)
+    ys, rs = tn.rms_norm_fwd(x, w)
+    out, cache = layers.rmsnorm_forward(xn, wn, {"eps": 1e-6})
+    np.testing.assert_allclose(ys.cpu().numpy(), out, rtol=1e-5, atol=1e-5)
+    dxs, dws = tn.rms_norm_bwd(dy, x, w, rs)
+    for got, ref in zip((dxs, dws), layers.rmsnorm_backward(dyn, cache)):
+        np.testing.assert_allclose(got.cpu().numpy(), ref, rtol=1e-4, atol=1e-5)
+
+
+def test_bad_input_is_refused():
+    x = torch.randn(4, 8, device=DEVICE)
+    with pytest.raises(ValueError, match="shape"):
+        tn.layer_norm_fwd(
+            x, torch.ones(7, device=DEVICE), torch.zeros(8, device=DEVICE)
+        )
+    with pytest.raises(ValueError, match="contiguous 2-D"):
+        tn.rms_norm_fwd(x.t(), torch.ones(4, device=DEVICE))
+    with pytest.raises(ValueError, match="D <= 16384"):
+        tn.rms_norm_fwd(torch.randn(1, 16385, device=DEVICE), torch.ones(16385))
+
+
+def test_the_benchmark_script_runs_at_a_tiny_size(tmp_path):
+    """scripts/bench_gpu.py --tiny: every row of the GPU benchmark, once, on tiny shapes
+    (here as a check of the script; the measurement needs a GPU)."""
+    import json
+    import subprocess
+
+    out = tmp_path / "tiny.json"
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench_gpu.py"), "--tiny", "--out", out],
+        check=True, cwd=tmp_path,
+    )  # fmt: skip
+    result = json.loads(out.read_text())
+    assert {"date", "command", "torch", "triton", "device"} <= set(
+        result["environment"]
+    )
+    rows = result["rows"]
+    kinds = {(r["dtype"], r["op"], r["direction"], r["impl"]) for r in rows}
+    for dtype in ("float32", "bfloat16"):
+        for op in ("layer_norm", "rms_norm"):
+            for direction in ("forward", "backward"):
+                for impl in ("triton", "torch", "compile"):
+                    assert (dtype, op, direction, impl) in kinds
+    for r in rows:
+        if r["impl"] in ("triton", "compile"):
+            tol = 1e-6 if r["dtype"] == "float32" else 2e-2
+            assert r["error"] < tol, r
