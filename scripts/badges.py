@@ -2,6 +2,8 @@
 
 The badge is its own markdown cell tagged `remove-cell`: Colab, JupyterLab and GitHub show it,
 while the book (which has launch buttons, and must not load outside images) leaves it out.
+It opens the chapter's reader copy (plain Markdown, which Colab renders) on the branch that
+the book workflow publishes them to (`reader_copies_branch`), not the MyST source on main.
 `--check` only reports notebooks whose badge is missing or stale.
 """
 
@@ -19,9 +21,10 @@ BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 
 
 def badge_source(notebook_name):
-    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
-    path = repository["url"].removeprefix("https://github.com/").rstrip("/")
-    link = f"https://colab.research.google.com/github/{path}/blob/{repository['branch']}/notebooks/{notebook_name}"
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    path = config["repository"]["url"].removeprefix("https://github.com/").rstrip("/")
+    branch = config["sphinx"]["config"]["reader_copies_branch"]
+    link = f"https://colab.research.google.com/github/{path}/blob/{branch}/notebooks/{notebook_name}"
     return f"[![Open In Colab]({BADGE_IMAGE})]({link})"
 
 
@@ -29,8 +32,10 @@ def place_badge(notebook, path):
     """Put the badge as the second cell; return whether anything changed."""
     wanted = badge_source(path.name)
     cells = [c for c in notebook.cells if TAG in c.metadata.get("tags", [])]
-    if len(cells) == 1 and cells[0].source == wanted and notebook.cells[1] is cells[0]:
-        return False
+    if len(cells) == 1 and notebook.cells[1] is cells[0]:
+        changed = cells[0].source != wanted
+        cells[0].source = wanted  # in place: the cell keeps its id, the diff one line
+        return changed
     notebook.cells = [
         c for c in notebook.cells if TAG not in c.metadata.get("tags", [])
     ]
