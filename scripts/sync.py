@@ -36,7 +36,8 @@ def module_source(module):
 
 
 def definition(module, name):
-    """A top-level definition of a module, with the comment lines just above it."""
+    """A top-level definition of a module, with its decorators and the comment lines
+    just above it."""
     source = module_source(module)
     lines = source.split("\n")
     for node in ast.parse(source).body:
@@ -45,7 +46,8 @@ def definition(module, name):
             getattr(t, "id", None) for t in targets
         ]
         if name in names:
-            start = node.lineno - 1
+            decorators = [d.lineno for d in getattr(node, "decorator_list", [])]
+            start = min([node.lineno, *decorators]) - 1
             while start > 0 and lines[start - 1].startswith("#"):
                 start -= 1
             return "\n".join(lines[start : node.end_lineno])
