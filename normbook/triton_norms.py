@@ -148,8 +148,8 @@ def _check(x, *params):
 
 
 def _programs(x):
-    """How many programs share the rows in a backward: enough to fill the GPU, but
-    at least 32 rows each, so that the partial sums stay a few per cent of the traffic."""
+    """How many programs share the rows in a backward: enough to fill the GPU, but at
+    least 32 rows each, so that the partial sums stay a few per cent of the traffic."""
     if x.is_cuda:
         sms = torch.cuda.get_device_properties(x.device).multi_processor_count
     else:
