@@ -2,8 +2,8 @@
 
 The badge is its own markdown cell tagged `remove-cell`: Colab, JupyterLab and GitHub show it,
 while the book (which has launch buttons, and must not load outside images) leaves it out.
-It opens the chapter's reader copy (plain Markdown, which Colab renders) on the branch that
-the book workflow publishes them to (`reader_copies_branch`), not the MyST source on main.
+It opens the chapter's reader copy (plain Markdown, which Colab renders) on the branch
+that the book workflow publishes them to (`reader_copies_branch`), not the MyST source.
 `--check` only reports notebooks whose badge is missing or stale.
 """
 
@@ -24,7 +24,8 @@ def badge_source(notebook_name):
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     path = config["repository"]["url"].removeprefix("https://github.com/").rstrip("/")
     branch = config["sphinx"]["config"]["reader_copies_branch"]
-    link = f"https://colab.research.google.com/github/{path}/blob/{branch}/notebooks/{notebook_name}"
+    colab = "https://colab.research.google.com/github"
+    link = f"{colab}/{path}/blob/{branch}/notebooks/{notebook_name}"
     return f"[![Open In Colab]({BADGE_IMAGE})]({link})"
 
 

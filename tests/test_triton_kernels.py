@@ -78,8 +78,8 @@ def assert_close(name, got, ref, dtype, scale=None):
     """float32: the normwise error of float32 arithmetic (relative to the terms' size).
     bfloat16: every element within one bfloat16 ulp of the float64 value, plus float32
     round-off (1e-10 absolute counts as zero: LayerNorm's dw is exactly zero when
-    D = 1, where float64 leaves 1e-14); one ulp, not half, because Triton 3.6's interpreter truncates float32
-    to bfloat16 where a GPU rounds to nearest."""
+    D = 1, where float64 leaves 1e-14); one ulp, not half, because Triton 3.6's
+    interpreter truncates float32 to bfloat16 where a GPU rounds to nearest."""
     got = got.double().cpu()
     scale = ref.abs() if scale is None else scale
     if dtype == torch.float32:
@@ -164,10 +164,10 @@ def test_the_benchmark_script_runs_at_a_tiny_size(tmp_path):
     import subprocess
 
     out = tmp_path / "tiny.json"
+    script = ROOT / "scripts" / "bench_gpu.py"
     subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "bench_gpu.py"), "--tiny", "--out", out],
-        check=True, cwd=tmp_path,
-    )  # fmt: skip
+        [sys.executable, str(script), "--tiny", "--out", out], check=True, cwd=tmp_path
+    )
     result = json.loads(out.read_text())
     assert {"date", "command", "torch", "triton", "device"} <= set(
         result["environment"]
