@@ -12,7 +12,17 @@ import pytest
 from conftest import NOTEBOOKS, read_notebook
 
 # What Colab preinstalls and the chapters may import (numba: chapter 09's kernels).
-RUNTIME = {"numpy", "torch", "matplotlib", "ipywidgets", "IPython", "PIL", "numba"}
+# Colab installs triton with its torch (GPU and CPU runtimes alike).
+RUNTIME = {
+    "numpy",
+    "torch",
+    "matplotlib",
+    "ipywidgets",
+    "IPython",
+    "PIL",
+    "numba",
+    "triton",
+}
 
 
 def imported_modules(source):
