@@ -18,7 +18,7 @@ PYTHON = os.environ.get("STANDALONE_PYTHON")
 
 
 def has_triton(python):
-    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('triton') is None)"
+    probe = "import importlib.util as u, sys; sys.exit(u.find_spec('triton') is None)"
     return subprocess.run([python, "-c", probe]).returncode == 0
 
 
