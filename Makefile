@@ -26,7 +26,7 @@ help:
 	@echo "make badges   rewrite the Open-in-Colab badges from _config.yml's repository setting"
 	@echo "make test-colab PY=python3.13   the Colab-stack test on another Python (slow: CUDA torch)"
 	@echo "make test-latest                every chapter on the newest releases"
-	@echo "make test-triton                chapter 10's Triton kernels under the interpreter"
+	@echo "make test-triton                chapter 10 and its Triton kernels (interpreter)"
 	@echo "make bench-gpu                  measure them on a GPU (PYTHON with CUDA torch, triton)"
 	@echo "make format   format and lint-fix the code: notebooks, normbook, scripts, tests (ruff)"
 	@echo "make sync     write normbook/'s shared code into the chapters' synced cells"
@@ -108,9 +108,10 @@ test-latest: $(STAMP) data
 	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/.venv-latest/bin/python \
 		$(BIN)/python -m pytest $(PYTEST_FLAGS) -v tests/test_colab_stack.py
 
-# Opt-in: chapter 10's Triton kernels, on small shapes, under Triton's interpreter on the
-# CPU (compiled on the GPU where there is one), in an environment of their own
-# (env/triton.txt): triton is about 1 GB, so it stays out of requirements.txt.
+# Opt-in: chapter 10 and its Triton kernels, under Triton's interpreter on the CPU
+# (compiled on the GPU where there is one), in an environment of their own
+# (env/triton.txt): triton is about 1 GB, so it stays out of requirements.txt. The
+# kernels' tests on small shapes, the chapter's nbval run and its grading round.
 TRITON_VENV := .venv-triton
 $(TRITON_VENV)/.installed: env/triton.txt
 	test -x $(TRITON_VENV)/bin/python || $(PYTHON) -m venv $(TRITON_VENV)
@@ -122,9 +123,11 @@ test-triton: $(TRITON_VENV)/.installed
 	rm -rf _build/standalone-triton
 	for nb in $(TRITON_CHAPTERS); do d=_build/standalone-triton/$$(basename $$nb .ipynb); \
 		mkdir -p $$d; cp $$nb $$d/; done
-	OMP_NUM_THREADS=1 $(TRITON_VENV)/bin/python -m pytest -p no:cacheprovider --noconftest \
+	OMP_NUM_THREADS=1 $(TRITON_VENV)/bin/python -m pytest -p no:cacheprovider \
 		--nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
 		tests/test_triton_kernels.py _build/standalone-triton
+	OMP_NUM_THREADS=1 $(TRITON_VENV)/bin/python -m pytest -p no:cacheprovider \
+		tests/test_instructors.py -k "grading_round and 10-layernorm-gpu"
 
 # On a machine with a GPU, in a Python with a CUDA build of torch and triton: measure
 # chapter 10's kernels against PyTorch and store the results as data (GPU_NAME names
