@@ -106,7 +106,9 @@ def interactive_figure(draw, sliders, title, figsize=(7.5, 3.2), dpi=144, alt=No
     """Show `draw(fig, **values)` for every combination of control values.
 
     sliders: {name: list of values}, e.g. {"depth": [5, 10, 20], "act": ["tanh",
-    "relu"]}; lists of strings become radio buttons, others sliders. `alt` describes
+    "relu"]}; lists of strings become radio buttons, others sliders. A name is the
+    keyword `draw` receives; readers see it with spaces for underscores ("branch_scale"
+    reads "branch scale"). `alt` describes
     the figure for screen readers (default: the title). Frames are rendered at `dpi`
     and shown at half that density, so they stay sharp on high-DPI screens.
     Returns the rendered frames (bytes, row-major over `sliders`) for checks.
@@ -128,7 +130,8 @@ def interactive_figure(draw, sliders, title, figsize=(7.5, 3.2), dpi=144, alt=No
     image = widgets.Image(value=frames[0], format="png")
     image.layout.width = f"{round(figsize[0] * dpi / 2)}px"
     image.layout.max_width = "100%"
-    controls = [_live_control(name, options) for name, options in sliders.items()]
+    shown = [name.replace("_", " ") for name in names]  # the controls' labels
+    controls = [_live_control(name, options) for name, options in zip(shown, choices)]
 
     def update(_change):
         image.value = frames[frame_index([c.value for c in controls])]
@@ -145,17 +148,17 @@ def interactive_figure(draw, sliders, title, figsize=(7.5, 3.2), dpi=144, alt=No
     urls = ["data:image/png;base64," + base64.b64encode(f).decode() for f in frames]
     data = {
         "frames": urls,
-        "names": names,
+        "names": shown,
         "labels": [[str(v) for v in options] for options in choices],
         "alt": alt,
     }
     controls_html = "".join(
         _static_control(k, name, options).replace("{uid}", uid)
-        for k, (name, options) in enumerate(sliders.items())
+        for k, (name, options) in enumerate(zip(shown, choices))
     )
     width, height = (round(size * dpi / 2) for size in figsize)
     first_alt = html.escape(
-        alt + " (" + ", ".join(f"{n}: {o[0]}" for n, o in zip(names, choices)) + ")"
+        alt + " (" + ", ".join(f"{n}: {o[0]}" for n, o in zip(shown, choices)) + ")"
     )
     fallback = (
         f'<div class="interactive-figure" id="{uid}">\n'
