@@ -22,7 +22,9 @@ With --pooled N the chapter runs once, with SEEDS = 0..N-1, and the cells named 
 on every window of n consecutive seeds, with each result array's seed axis (any axis of
 length N) cut to the window. One run of N = 204 thus stands for the 200 sliding windows
 of 5 when every seed's experiment is independent of the others, which the scan checks:
-the first window's re-run cells must print exactly what the chapter stores.
+the first window's re-run cells must print exactly what the chapter stores. --base B
+starts the seeds at B, so that two halves of a long scan run side by side (--pooled 104
+and --pooled 104 --base 100: the windows from 0 to 99 and from 100 to 199).
 
 scripts/scan_seeds.py scans one cell, with any expression reported.
 """
@@ -176,17 +178,20 @@ def stored_text(cell):
     )
 
 
-def scan_pooled(path, n, length, rerun):
-    """Run the chapter once with SEEDS = 0..n-1, then re-run the cells `rerun` on
-    every window of `length` consecutive seeds, with each result cut to the window.
+def scan_pooled(path, n, length, rerun, base=0):
+    """Run the chapter once with SEEDS = base..base+n-1, then re-run the cells `rerun`
+    on every window of `length` consecutive seeds, with each result cut to the window.
 
     The one run checks every per-seed assertion ("in every seed") for all n - length
     + 1 windows at once; the re-run cells recompute what a window aggregates (means,
     medians, standard errors) from the pooled per-seed results. This holds when each
     seed's result does not depend on the other seeds, which is checked: the first
-    window's re-run cells must print exactly what the chapter stores. Returns the
+    window's re-run cells must print exactly what the chapter stores (when base is 0:
+    two halves of a long scan can run side by side). Returns the
     scan's results (the pooled run first) and the cells whose print differed."""
-    shell, sites, pooled, raised, sources = run_chapter(path, list(range(n)))
+    shell, sites, pooled, raised, sources = run_chapter(
+        path, list(range(base, base + n))
+    )
     probed = {k: python for _, python, k in sources if k in rerun}
     snapshot = {k: v for k, v in shell.user_ns.items() if not k.startswith("_")}
     cells = nbformat.read(path, as_version=4).cells
@@ -196,7 +201,7 @@ def scan_pooled(path, n, length, rerun):
         shell.user_ns.update(
             {k: seed_slice(v, n, first, length) for k, v in snapshot.items()}
         )
-        window = list(range(first, first + length))
+        window = list(range(base + first, base + first + length))
         shell.user_ns.update(SEEDS=window, RUN_SEEDS=window)
         shell.user_ns["_probe_"] = make_probe(records)
         for k in rerun:
@@ -205,10 +210,10 @@ def scan_pooled(path, n, length, rerun):
             if not result.success:
                 error = result.error_before_exec or result.error_in_exec
                 errors.append(f"cell {k}: {type(error).__name__}: {str(error)[:100]}")
-            elif first == 0 and printed.getvalue() != stored_text(cells[k]):
+            elif base + first == 0 and printed.getvalue() != stored_text(cells[k]):
                 mismatches.append((k, printed.getvalue(), stored_text(cells[k])))
             shell.run_cell("import matplotlib.pyplot as _plt\n_plt.close('all')")
-        results.append((first, sites, records, errors))
+        results.append((base + first, sites, records, errors))
     return results, mismatches
 
 
@@ -238,6 +243,9 @@ def main(argv=None):
         "--pooled", type=int, metavar="N", help="one run of seeds 0..N-1 (see below)"
     )
     parser.add_argument(
+        "--base", type=int, default=0, help="with --pooled: the first seed (default 0)"
+    )
+    parser.add_argument(
         "--rerun", default="", help="with --pooled: cells re-run per window, e.g. 26,39"
     )
     args = parser.parse_args(argv)
@@ -248,7 +256,7 @@ def main(argv=None):
     start = time.perf_counter()
     if args.pooled:
         rerun = [int(k) for k in args.rerun.split(",") if k]
-        results, mismatches = scan_pooled(path, args.pooled, length, rerun)
+        results, mismatches = scan_pooled(path, args.pooled, length, rerun, args.base)
         pooled = results[0]
         for k, printed, stored in mismatches:
             print(f"cell {k}: window 0 printed what the chapter does not store:")
@@ -257,7 +265,8 @@ def main(argv=None):
         for site in rerun_sites:
             pooled[2].pop(site, None)
         print(
-            f"{path.name}: one run of seeds 0..{args.pooled - 1}; cells {rerun} re-run "
+            f"{path.name}: one run of seeds {args.base}..{args.base + args.pooled - 1}; "
+            f"cells {rerun} re-run "
             f"on {args.pooled - length + 1} windows of {length}, "
             f"{time.perf_counter() - start:.0f} s"
         )
