@@ -18,7 +18,7 @@ help:
 	@echo "make test     run the whole test suite (notebooks, book build, browser, instructor pipeline)"
 	@echo "make test NB=notebooks/x.ipynb   one chapter: its nbval and its Colab-stack run"
 	@echo "make execute  re-run every notebook in place in a fresh kernel (NB=notebooks/x.ipynb for one)"
-	@echo "make lab      open JupyterLab on copies of the chapters (_build/lab; sources untouched)"
+	@echo "make lab      open JupyterLab on reader copies of the chapters (_build/lab; sources untouched)"
 	@echo "make data     fetch and verify MNIST into data/mnist"
 	@echo "make student  write student hand-outs (and nbgrader sources) into _build/"
 	@echo "make bench    print notebook run times and training throughput"
@@ -147,7 +147,8 @@ format: $(STAMP)
 execute: $(STAMP)
 	MNIST_DIR=$(CURDIR)/data/mnist $(BIN)/python scripts/execute_notebooks.py $(NB)
 
-lab: $(STAMP)
+# The reader copies that `make book` writes, copied once into _build/lab/.
+lab: $(STAMP) book
 	$(BIN)/python scripts/lab.py
 
 student: $(STAMP)

@@ -1,8 +1,9 @@
 """`make lab`: JupyterLab for a reader, on copies of the chapters.
 
-The chapters are copied into _build/lab/ (a copy already there is kept: it holds the
-reader's own edits and outputs), so JupyterLab's autosave never rewrites a tracked
-notebook. nbgrader's extensions are switched off for this server only: a reader needs
+The reader copies that `make book` writes (_build/html/notebooks/: the chapters with
+their MyST turned into Markdown that JupyterLab renders) are copied into _build/lab/ (a
+copy already there is kept: it holds the reader's own edits and outputs), so
+JupyterLab's autosave never rewrites a tracked notebook. nbgrader's extensions are switched off for this server only: a reader needs
 no formgrader. As root, JupyterLab refuses to start without --allow-root.
 """
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "_build" / "lab"
+READER_COPIES = ROOT / "_build" / "html" / "notebooks"
 NBGRADER_SERVER = [
     "nbgrader.server_extensions.formgrader",
     "nbgrader.server_extensions.validate_assignment",
@@ -23,9 +25,16 @@ NBGRADER_SERVER = [
 
 
 def prepare():
-    """Copy the chapters that are not yet in LAB; return the command to start the lab."""
+    """Copy the reader copies that are not yet in LAB; return the command to start the
+    lab."""
+    chapters = sorted(READER_COPIES.glob("*.ipynb"))
+    if not chapters:
+        raise SystemExit(
+            f"lab: no reader copies in {READER_COPIES}: "
+            "`make book` writes them (`make lab` runs it first)"
+        )
     LAB.mkdir(parents=True, exist_ok=True)
-    for chapter in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for chapter in chapters:
         if not (LAB / chapter.name).exists():
             shutil.copy2(chapter, LAB / chapter.name)
     config = LAB / ".config"
@@ -42,6 +51,17 @@ def prepare():
             }
         )
     )
+    # No "get notified about Jupyter news?" prompt: the reader came to read a chapter.
+    settings = config / "lab-settings"
+    news = (
+        settings
+        / "@jupyterlab"
+        / "apputils-extension"
+        / "notification.jupyterlab-settings"
+    )
+    if not news.exists():
+        news.parent.mkdir(parents=True, exist_ok=True)
+        news.write_text(json.dumps({"fetchNews": "false"}))
     command = [
         str(Path(sys.executable).parent / "jupyter"),
         "lab",
@@ -50,7 +70,12 @@ def prepare():
     command += sys.argv[1:]
     if os.geteuid() == 0:
         command.append("--allow-root")
-    return command, {**os.environ, "JUPYTER_CONFIG_DIR": str(config)}
+    environment = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTERLAB_SETTINGS_DIR": str(settings),
+    }
+    return command, environment
 
 
 def main():

@@ -16,11 +16,12 @@ from conftest import NOTEBOOKS, ROOT
 
 
 @pytest.fixture
-def lab(tmp_path, monkeypatch):
+def lab(tmp_path, monkeypatch, built_book):
     spec = importlib.util.spec_from_file_location("lab", ROOT / "scripts" / "lab.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     monkeypatch.setattr(module, "LAB", tmp_path / "lab")
+    monkeypatch.setattr(module, "READER_COPIES", built_book / "notebooks")
     monkeypatch.setattr(module.sys, "argv", ["lab.py"])
     return module
 
@@ -29,6 +30,8 @@ def test_lab_works_on_copies_and_keeps_the_readers_edits(lab):
     lab.prepare()
     copies = sorted(p.name for p in lab.LAB.glob("*.ipynb"))
     assert copies == [p.name for p in NOTEBOOKS]
+    for copy in lab.LAB.glob("*.ipynb"):  # the reader copies: no raw MyST
+        assert "{numref}`" not in copy.read_text(), copy.name
     edited = lab.LAB / NOTEBOOKS[0].name
     edited.write_text(edited.read_text().replace("# ", "# Edited: ", 1))
     lab.prepare()
@@ -43,6 +46,12 @@ def get(url):
         return error.code, ""
     except OSError:  # not listening yet
         return None, ""
+
+
+def test_lab_without_reader_copies_says_how_to_make_them(lab, tmp_path):
+    lab.READER_COPIES = tmp_path / "none"
+    with pytest.raises(SystemExit, match="make book"):
+        lab.prepare()
 
 
 def test_lab_starts_as_any_user_without_nbgrader(lab, tmp_path):

@@ -167,6 +167,21 @@ def test_no_test_tooling_in_the_text(path):
         assert "NBVAL" not in cell.source, f"NBVAL marker in: {cell.source[:80]!r}"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_folded_code_starts_collapsed_in_jupyter(path):
+    """What the site folds (hide-input) starts collapsed in JupyterLab and Colab too,
+    except an exercise's solution cell, where the student writes (the reader copies
+    collapse those)."""
+    open_cells = [
+        k
+        for k, cell in enumerate(read_notebook(path).cells)
+        if "hide-input" in cell.metadata.get("tags", [])
+        and not cell.metadata.get("nbgrader", {}).get("solution")
+        and not cell.metadata.get("jupyter", {}).get("source_hidden")
+    ]
+    assert open_cells == [], f"folded on the site, open in Jupyter: cells {open_cells}"
+
+
 def _is_static_figure(cell):
     return any(
         "image/png" in o.get("data", {}) and "text/html" not in o.get("data", {})
