@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BOOK_FLAGS := -W -n --keep-going
 STYLED := normbook scripts tests book/_ext notebooks
-PYTEST_FLAGS := -n 2 --dist worksteal -p no:cacheprovider --durations=25
+PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=25
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
@@ -77,7 +77,8 @@ browser:
 
 # nbval (strict) runs each notebook alone in an empty folder, as Colab would open it.
 # Two notebooks run at once, so each kernel gets one thread (two would oversubscribe 2 cores).
-# Tests are handed to whichever worker is free (worksteal): the long ones are spread out.
+# A notebook's cells stay on one worker (tests/conftest.py schedules them as a unit);
+# every other test goes to whichever worker is free.
 # `make test NB=notebooks/x.ipynb`: that chapter only (nbval and its Colab-stack run).
 # Chapters whose kernels need triton run in `make test-triton` instead (own environment).
 TRITON_CHAPTERS := notebooks/10-layernorm-gpu.ipynb

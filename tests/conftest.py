@@ -52,6 +52,25 @@ def notebook_title(notebook):
     return first[2:].strip() if first.startswith("# ") else None
 
 
+def pytest_xdist_make_scheduler(config, log):
+    """nbval runs a notebook's cells in order, in one kernel: all of a notebook's cells
+    go to one xdist worker, as one unit (the units with the most tests first); every
+    other test is a unit of its own, given to whichever worker is free."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class NotebookScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return work_unit(nodeid)
+
+    return NotebookScheduling(config, log)
+
+
+def work_unit(nodeid):
+    """The notebook of an nbval cell; any other test is its own unit."""
+    path = nodeid.split("::", 1)[0]
+    return path if path.endswith(".ipynb") else nodeid
+
+
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory, worker_id):
     """Build the book once per test run (shared by xdist workers), from scratch, where

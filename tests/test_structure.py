@@ -270,3 +270,15 @@ def test_one_parameters_cell(path):
             )
         else:
             assert not assigned, f"cell {cell.execution_count} sets {sorted(assigned)}"
+
+
+def test_a_notebooks_cells_run_on_one_worker():
+    """`make test` runs two xdist workers; nbval's cells of one notebook share a kernel,
+    so they are scheduled as one unit, and every other test alone."""
+    from conftest import work_unit
+
+    cell = "_build/standalone/04-rmsnorm/04-rmsnorm.ipynb::Cell {}"
+    assert work_unit(cell.format(1)) == work_unit(cell.format(40))
+    assert work_unit("tests/test_lab.py::test_a") != work_unit(
+        "tests/test_lab.py::test_b"
+    )
