@@ -10,7 +10,8 @@ and the interactive figures' frames (not drawn). Every `assert` is rewritten so 
 records instead of raising, and the window runs to its end:
 
 - `assert a < b` (or <=, >, >=, and chains such as `lo < x < hi`) records how close a
-  came to b: the ratio a/b (b/a for >) when both are positive, else the headroom b - a;
+  came to b: the ratio a/b (b/a for >) when both are positive (the largest is the
+  worst), else the margin b - a (a - b for >; the smallest is the worst);
 - any other assert records pass or fail.
 
 The report gives, for every assertion, the windows that failed and its worst and median
@@ -80,19 +81,25 @@ def probe_source(shell, source, cell, sites):
 
 
 def measure(values, ops):
-    """The worst of each comparison in a chain: (passed, value) where value is the
-    ratio toward failure (< 1 passes) or, for non-positive operands, the headroom."""
+    """The worst of each comparison in a chain: (passed, (kind, badness)), where kind
+    is "ratio" (a/b toward failure, < 1 passes) or, for non-positive operands,
+    "margin" (b - a, > 0 passes), and badness grows toward failure: the ratio, or
+    minus the margin. Ratios sort after margins."""
     passed, worst = True, None
     for a, op, b in zip(values, ops, values[1:]):
         a, b = float(a), float(b)
         if op in (">", ">="):
             a, b = b, a
         passed &= a < b or (op in ("<=", ">=") and a == b)
-        value = a / b if a > 0 and b > 0 else b - a
-        kind = "ratio" if a > 0 and b > 0 else "headroom"
-        if worst is None or (kind, value) > worst:  # ratios sort after headrooms
-            worst = (kind, value)
+        bad = ("ratio", a / b) if a > 0 and b > 0 else ("margin", a - b)
+        if worst is None or bad > worst:
+            worst = bad
     return passed, worst
+
+
+def shown(kind, badness):
+    """What a report prints: the ratio, or the margin."""
+    return badness if kind == "ratio" else -badness
 
 
 def chapter_sources(shell, path, sites):
@@ -293,15 +300,16 @@ def main(argv=None):
     for site, (cell, line, text) in enumerate(sites):
         hits = [(first, rec[site]) for first, _, rec, _ in results if site in rec]
         failed = [first for first, (passed, _) in hits if not passed]
-        worst = [(w[1], w[0], first) for first, (_, w) in hits if w is not None]
+        worst = [(w, first) for first, (_, w) in hits if w is not None]
         row = {"cell": cell, "line": line, "assert": text, "windows": len(hits)}
         row["failed"] = failed
         note = f"{len(failed)} failed" + (
             f" (SEEDS from {failed[:5]})" if failed else ""
         )
         if worst:
-            value, kind, first = max(worst)
-            median = statistics.median(v for v, _, _ in worst)
+            (kind, bad), first = max(worst)
+            value = shown(kind, bad)
+            median = statistics.median(shown(*w) for w, _ in worst if w[0] == kind)
             row.update(kind=kind, worst=value, worst_from=first, median=median)
             note += (
                 f"; {kind} worst {value:.3g} (SEEDS from {first}), median {median:.3g}"

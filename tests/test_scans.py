@@ -18,7 +18,8 @@ def chapter(tmp_path):
         nbformat.v4.new_code_cell("import math\nlargest = max(SEEDS)"),
         nbformat.v4.new_code_cell("unused = 1 / 0"),  # not needed by the next cell
         nbformat.v4.new_code_cell(
-            "for s in SEEDS:\n    assert s < 5\nassert 0.5 < math.sqrt(largest + 1)"
+            "for s in SEEDS:\n    assert s < 5\nassert 0.5 < math.sqrt(largest + 1)\n"
+            "assert largest - 10 < 0"
         ),
         nbformat.v4.new_code_cell(
             "assert largest != 3, 'three'", metadata={"nbgrader": {"grade": True}}
@@ -58,13 +59,16 @@ def test_scan_chapter_records_every_assertion(chapter, tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "a cell raised ZeroDivisionError" in result.stdout
     rows = {row["assert"]: row for row in json.loads(out.read_text())}
-    assert set(rows) == {"s < 5", "0.5 < math.sqrt(largest + 1)"}  # not the grade cell
+    assert set(rows) == {"s < 5", "0.5 < math.sqrt(largest + 1)", "largest - 10 < 0"}
     loop = rows["s < 5"]
     assert loop["failed"] == [4] and loop["windows"] == 3
     assert loop["kind"] == "ratio" and loop["worst"] == 1.0 and loop["worst_from"] == 4
     chain = rows["0.5 < math.sqrt(largest + 1)"]
     assert chain["failed"] == [] and chain["worst"] == pytest.approx(0.5 / 2**0.5)
     assert chain["worst_from"] == 0
+    margin = rows["largest - 10 < 0"]  # 9, 7, 5: the smallest margin is the worst
+    assert margin["kind"] == "margin" and margin["worst"] == 5.0
+    assert margin["worst_from"] == 4 and margin["median"] == 7.0
 
 
 def test_pooled_scan_reruns_aggregates_per_window(tmp_path):
