@@ -3,8 +3,9 @@
 The reader copies that `make book` writes (_build/html/notebooks/: the chapters with
 their MyST turned into Markdown that JupyterLab renders) are copied into _build/lab/ (a
 copy already there is kept: it holds the reader's own edits and outputs), so
-JupyterLab's autosave never rewrites a tracked notebook. nbgrader's extensions are switched off for this server only: a reader needs
-no formgrader. As root, JupyterLab refuses to start without --allow-root.
+JupyterLab's autosave never rewrites a tracked notebook. nbgrader's extensions are
+switched off for this server only: a reader needs no formgrader. As root, JupyterLab
+refuses to start without --allow-root.
 """
 
 import json

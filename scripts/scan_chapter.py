@@ -193,9 +193,9 @@ def scan_pooled(path, n, length, rerun, base=0):
     + 1 windows at once; the re-run cells recompute what a window aggregates (means,
     medians, standard errors) from the pooled per-seed results. This holds when each
     seed's result does not depend on the other seeds, which is checked: the first
-    window's re-run cells must print exactly what the chapter stores (when base is 0:
-    two halves of a long scan can run side by side). Returns the
-    scan's results (the pooled run first) and the cells whose print differed."""
+    window's re-run cells must print exactly what the chapter stores (checked where
+    base is 0). Returns the scan's results (the pooled run first) and the cells whose
+    print differed."""
     shell, sites, pooled, raised, sources = run_chapter(
         path, list(range(base, base + n))
     )
@@ -272,8 +272,8 @@ def main(argv=None):
         for site in rerun_sites:
             pooled[2].pop(site, None)
         print(
-            f"{path.name}: one run of seeds {args.base}..{args.base + args.pooled - 1}; "
-            f"cells {rerun} re-run "
+            f"{path.name}: one run of seeds {args.base}.."
+            f"{args.base + args.pooled - 1}; cells {rerun} re-run "
             f"on {args.pooled - length + 1} windows of {length}, "
             f"{time.perf_counter() - start:.0f} s"
         )
