@@ -43,69 +43,93 @@ def _rms_norm_fwd(X, Y, W, Rstd, D, eps, BLOCK: tl.constexpr):
 @triton.jit
 def _layer_norm_bwd(
     DY, X, W, Mean, Rstd, DX, DW_part, DB_part, N, D, ROWS: tl.constexpr,
-    BLOCK: tl.constexpr, W_IN_LOOP: tl.constexpr,
+    BLOCK: tl.constexpr, W_IN_LOOP: tl.constexpr, SPLIT: tl.constexpr,
 ):  # fmt: skip
     # dx = rstd * (w*dy - mean(w*dy) - xhat * mean(w*dy * xhat)), one row at a time;
     # this program's rows also add dy * xhat and dy into its partial sums (registers).
     # W_IN_LOOP: re-read w (from the cache) for every row instead of holding it in
-    # registers, which the widest rows run out of.
+    # registers. SPLIT: SPLIT programs share a block of rows, each owning BLOCK of the
+    # columns, so that a wide row's arrays fit in registers; each program also reads
+    # the rest of every row (its partners read it too: mostly from the cache), but only
+    # for the two row sums.
     pid = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
+    rows0 = (pid // SPLIT) * ROWS
+    part = pid % SPLIT
+    cols = part * BLOCK + tl.arange(0, BLOCK)
     mask = cols < D
     w = tl.load(W + cols, mask=mask).to(tl.float32)
     dw = tl.zeros([BLOCK], dtype=tl.float32)
     db = tl.zeros([BLOCK], dtype=tl.float32)
     for i in range(ROWS):
-        row = pid * ROWS + i
-        live = mask & (row < N)  # the last program may run past the last row
-        offs = row.to(tl.int64) * D + cols
-        x = tl.load(X + offs, mask=live, other=0.0).to(tl.float32)
-        dy = tl.load(DY + offs, mask=live, other=0.0).to(tl.float32)
+        row = rows0 + i
+        start = row.to(tl.int64) * D
         mean = tl.load(Mean + row, mask=row < N, other=0.0)
         rstd = tl.load(Rstd + row, mask=row < N, other=0.0)
+        live = mask & (row < N)  # the last programs may run past the last row
+        x = tl.load(X + start + cols, mask=live, other=0.0).to(tl.float32)
+        dy = tl.load(DY + start + cols, mask=live, other=0.0).to(tl.float32)
+        sum_g, sum_gx = 0.0, 0.0  # the row sums over the partners' columns
+        for k in tl.static_range(1, SPLIT):
+            other = (part + k) % SPLIT * BLOCK + tl.arange(0, BLOCK)
+            seen = (other < D) & (row < N)
+            ox = tl.load(X + start + other, mask=seen, other=0.0).to(tl.float32)
+            og = tl.load(DY + start + other, mask=seen, other=0.0).to(tl.float32)
+            og *= tl.load(W + other, mask=other < D, other=0.0).to(tl.float32)
+            sum_g += tl.sum(og, axis=0)
+            sum_gx += tl.sum(og * tl.where(seen, (ox - mean) * rstd, 0.0), axis=0)
         xhat = tl.where(live, (x - mean) * rstd, 0.0)
         if W_IN_LOOP:
             g = dy * tl.load(W + cols, mask=mask).to(tl.float32)
         else:
             g = dy * w
-        c1 = tl.sum(g, axis=0) / D
-        c2 = tl.sum(g * xhat, axis=0) / D
+        c1 = (tl.sum(g, axis=0) + sum_g) / D
+        c2 = (tl.sum(g * xhat, axis=0) + sum_gx) / D
         dx = (g - c1 - xhat * c2) * rstd
-        tl.store(DX + offs, dx.to(DX.dtype.element_ty), mask=live)
+        tl.store(DX + start + cols, dx.to(DX.dtype.element_ty), mask=live)
         dw += dy * xhat
         db += dy
-    tl.store(DW_part + pid * D + cols, dw, mask=mask)
-    tl.store(DB_part + pid * D + cols, db, mask=mask)
+    tl.store(DW_part + (pid // SPLIT) * D + cols, dw, mask=mask)
+    tl.store(DB_part + (pid // SPLIT) * D + cols, db, mask=mask)
 
 
 @triton.jit
 def _rms_norm_bwd(
     DY, X, W, Rstd, DX, DW_part, N, D, ROWS: tl.constexpr, BLOCK: tl.constexpr,
-    W_IN_LOOP: tl.constexpr,
+    W_IN_LOOP: tl.constexpr, SPLIT: tl.constexpr,
 ):  # fmt: skip
     # dx = rstd * (w*dy - xhat * mean(w*dy * xhat)); LayerNorm's without the mean terms.
     pid = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
+    rows0 = (pid // SPLIT) * ROWS
+    part = pid % SPLIT
+    cols = part * BLOCK + tl.arange(0, BLOCK)
     mask = cols < D
     w = tl.load(W + cols, mask=mask).to(tl.float32)
     dw = tl.zeros([BLOCK], dtype=tl.float32)
     for i in range(ROWS):
-        row = pid * ROWS + i
-        live = mask & (row < N)
-        offs = row.to(tl.int64) * D + cols
-        x = tl.load(X + offs, mask=live, other=0.0).to(tl.float32)
-        dy = tl.load(DY + offs, mask=live, other=0.0).to(tl.float32)
+        row = rows0 + i
+        start = row.to(tl.int64) * D
         rstd = tl.load(Rstd + row, mask=row < N, other=0.0)
+        live = mask & (row < N)
+        x = tl.load(X + start + cols, mask=live, other=0.0).to(tl.float32)
+        dy = tl.load(DY + start + cols, mask=live, other=0.0).to(tl.float32)
+        sum_gx = 0.0
+        for k in tl.static_range(1, SPLIT):
+            other = (part + k) % SPLIT * BLOCK + tl.arange(0, BLOCK)
+            seen = (other < D) & (row < N)
+            ox = tl.load(X + start + other, mask=seen, other=0.0).to(tl.float32)
+            og = tl.load(DY + start + other, mask=seen, other=0.0).to(tl.float32)
+            og *= tl.load(W + other, mask=other < D, other=0.0).to(tl.float32)
+            sum_gx += tl.sum(og * ox * rstd, axis=0)
         xhat = x * rstd
         if W_IN_LOOP:
             g = dy * tl.load(W + cols, mask=mask).to(tl.float32)
         else:
             g = dy * w
-        c2 = tl.sum(g * xhat, axis=0) / D
+        c2 = (tl.sum(g * xhat, axis=0) + sum_gx) / D
         dx = (g - xhat * c2) * rstd
-        tl.store(DX + offs, dx.to(DX.dtype.element_ty), mask=live)
+        tl.store(DX + start + cols, dx.to(DX.dtype.element_ty), mask=live)
         dw += dy * xhat
-    tl.store(DW_part + pid * D + cols, dw, mask=mask)
+    tl.store(DW_part + (pid // SPLIT) * D + cols, dw, mask=mask)
 
 
 @triton.jit
@@ -130,13 +154,22 @@ def _launch_shape(D):
     return BLOCK, min(max(BLOCK // 256, 1), 16)
 
 
-def _backward_launch(D, num_warps=None, w_in_loop=None):
-    """(BLOCK, warps, W_IN_LOOP) of a backward: 8 warps up to 4096 columns, 32 above,
-    and w re-read for every row from 8192 columns on. On an H100 these came within 4 %
-    of copy speed of the best choice that scripts/bench_gpu.py sweeps, at every D."""
-    BLOCK = _launch_shape(D)[0]
-    warps = num_warps or (8 if BLOCK <= 4096 else 32)
-    return BLOCK, warps, BLOCK >= 8192 if w_in_loop is None else w_in_loop
+def _backward_launch(D, layer, num_warps=None, w_in_loop=None, split=None):
+    """(BLOCK, warps, W_IN_LOOP, SPLIT) of layer's backward ("layer_norm" or
+    "rms_norm"): one program a row, with 8 warps up to 4096 columns and 32 above; w
+    re-read for every row from 8192 columns on; RMSNorm's rows of 16384 split over 2
+    programs of 8 warps. On an H100 these came within 4 % of copy speed of the best
+    choice that scripts/bench_gpu.py sweeps, at every D."""
+    row = _launch_shape(D)[0]
+    if split is None:
+        split = 2 if layer == "rms_norm" and row >= 16384 else 1
+    split = min(split, row)  # a program owns at least one column
+    BLOCK = row // split
+    if num_warps is None:
+        num_warps = 8 if BLOCK <= 4096 or split > 1 else 32
+    if w_in_loop is None:
+        w_in_loop = row >= 8192
+    return BLOCK, num_warps, w_in_loop, split
 
 
 def _check(x, *params):
@@ -187,33 +220,37 @@ def _reduce(part, dtype):
     return out
 
 
-def layer_norm_bwd(dy, x, w, mean, rstd, num_warps=None, w_in_loop=None):
+def layer_norm_bwd(dy, x, w, mean, rstd, num_warps=None, w_in_loop=None, split=None):
     """Gradients (dx, dw, db) of layer_norm_fwd, given the upstream gradient dy.
-    num_warps and w_in_loop override the launch choices (for measuring them)."""
+    num_warps, w_in_loop and split override the launch choices (to measure them)."""
     _check(x, w)
     N, D = x.shape
-    BLOCK, warps, w_in_loop = _backward_launch(D, num_warps, w_in_loop)
+    BLOCK, warps, w_in_loop, split = _backward_launch(
+        D, "layer_norm", num_warps, w_in_loop, split
+    )
     P = _programs(x)
     dx = torch.empty_like(x)
     dw_part = torch.empty(P, D, device=x.device, dtype=torch.float32)
     db_part = torch.empty(P, D, device=x.device, dtype=torch.float32)
-    _layer_norm_bwd[(P,)](
+    _layer_norm_bwd[(P * split,)](
         dy, x, w, mean, rstd, dx, dw_part, db_part, N, D, ROWS=triton.cdiv(N, P),
-        BLOCK=BLOCK, W_IN_LOOP=w_in_loop, num_warps=warps,
+        BLOCK=BLOCK, W_IN_LOOP=w_in_loop, SPLIT=split, num_warps=warps,
     )  # fmt: skip
     return dx, _reduce(dw_part, w.dtype), _reduce(db_part, w.dtype)
 
 
-def rms_norm_bwd(dy, x, w, rstd, num_warps=None, w_in_loop=None):
+def rms_norm_bwd(dy, x, w, rstd, num_warps=None, w_in_loop=None, split=None):
     """Gradients (dx, dw) of rms_norm_fwd, given the upstream gradient dy."""
     _check(x, w)
     N, D = x.shape
-    BLOCK, warps, w_in_loop = _backward_launch(D, num_warps, w_in_loop)
+    BLOCK, warps, w_in_loop, split = _backward_launch(
+        D, "rms_norm", num_warps, w_in_loop, split
+    )
     P = _programs(x)
     dx = torch.empty_like(x)
     dw_part = torch.empty(P, D, device=x.device, dtype=torch.float32)
-    _rms_norm_bwd[(P,)](
+    _rms_norm_bwd[(P * split,)](
         dy, x, w, rstd, dx, dw_part, N, D, ROWS=triton.cdiv(N, P),
-        BLOCK=BLOCK, W_IN_LOOP=w_in_loop, num_warps=warps,
+        BLOCK=BLOCK, W_IN_LOOP=w_in_loop, SPLIT=split, num_warps=warps,
     )  # fmt: skip
     return dx, _reduce(dw_part, w.dtype)

@@ -46,8 +46,14 @@ from normbook import triton_norms as tn  # noqa: E402
 SIZES = [768, 1024, 2048, 4096, 8192, 16384]
 ELEMENTS = 2**27
 EPS = {"layer_norm": 1e-5, "rms_norm": 1e-6}
-# The backward's launch choices, swept in float32: (warps, w re-read for every row).
-SWEEP = [(8, False), (16, False), (32, False), (8, True), (16, True), (32, True)]
+# The backward's launch choices, swept in float32: (warps, w re-read for every row,
+# programs per row). Splitting a row only pays where it does not fit one program.
+WHOLE = [(k, reread, 1) for reread in (False, True) for k in (8, 16, 32)]
+SPLITS = [(k, True, 2) for k in (8, 16, 32)]
+
+
+def sweep(D):
+    return WHOLE + (SPLITS if D >= 8192 else [])
 
 
 def timer(fn, calls, repeats, device):
@@ -100,14 +106,14 @@ def forward_fns(op, x, w, b):
     return fns
 
 
-def triton_backward(op, x, w, b, dy, warps=None, w_in_loop=None):
+def triton_backward(op, x, w, b, dy, launch=()):
     """The Triton backward of op as a function of nothing (the forward's statistics
-    computed once); warps and w_in_loop override the launcher's choices."""
+    computed once); launch = (warps, w_in_loop, split) overrides the launcher's."""
     if op == "layer_norm":
         _, mean, rstd = tn.layer_norm_fwd(x, w, b, EPS[op])
-        return lambda: tn.layer_norm_bwd(dy, x, w, mean, rstd, warps, w_in_loop)
+        return lambda: tn.layer_norm_bwd(dy, x, w, mean, rstd, *launch)
     rstd = tn.rms_norm_fwd(x, w, EPS[op])[1]
-    return lambda: tn.rms_norm_bwd(dy, x, w, rstd, warps, w_in_loop)
+    return lambda: tn.rms_norm_bwd(dy, x, w, rstd, *launch)
 
 
 def backward_fns(op, x, w, b, dy):
@@ -142,6 +148,20 @@ def dump(result):
     return json.dumps(head, indent=1)[:-2] + ',\n "rows": [\n' + rows + "\n ]\n}\n"
 
 
+def stored_rows(result):
+    """The rows as chapter 10 stores them: (dtype, D, op, direction, impl, GB/s at the
+    median, 20th and 80th percentile of the bandwidth), GB/s rounded to integers."""
+    rows = []
+    for r in result["rows"]:
+        median, p20, p80 = r["seconds"]
+        gb = r["GBps"] * median  # the bytes moved, in GB
+        rows.append(
+            (r["dtype"], r["D"], r["op"], r["direction"], r["impl"])
+            + (round(gb / median), round(gb / p80), round(gb / p20))
+        )
+    return rows
+
+
 def environment(command):
     info = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
@@ -174,7 +194,13 @@ def environment(command):
     return info
 
 
-def run(sizes, elements, calls, repeats, out, command, sweep=SWEEP, minutes=None):
+def launch_name(warps, reread, split):
+    if split > 1:  # split rows always re-read w in the sweep: the name leaves it out
+        return f"triton-{warps}w-split{split}"
+    return f"triton-{warps}w" + ("-wloop" if reread else "")
+
+
+def run(sizes, elements, calls, repeats, out, command, sweep=sweep, minutes=None):
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     result = {"environment": environment(command), "elements": elements, "rows": []}
     deadline = time.monotonic() + 60 * minutes if minutes else None
@@ -218,10 +244,12 @@ def run(sizes, elements, calls, repeats, out, command, sweep=SWEEP, minutes=None
                 for impl, fn in bwd.items():
                     errs = [normwise(g, r) for g, r in zip(fn(), reference)]
                     record(op, "backward", impl, fn, 3 * size, max(errs))
-                for k, reread in sweep if dtype == torch.float32 else ():
-                    fn = triton_backward(op, x, w, b, dy, k, reread)
-                    name = f"triton-{k}w" + ("-wloop" if reread else "")
-                    record(op, "backward", name, fn, 3 * size)
+                for launch in sweep(D) if dtype == torch.float32 else ():
+                    fn = triton_backward(op, x, w, b, dy, launch)
+                    errs = [normwise(g, r) for g, r in zip(fn(), reference)]
+                    record(
+                        op, "backward", launch_name(*launch), fn, 3 * size, max(errs)
+                    )
                 del fwd, bwd, reference
             torch._dynamo.reset()  # one set of compiled graphs at a time
     return result
@@ -241,7 +269,7 @@ def main():
     argv = [Path(a).name if a == str(args.out) else a for a in sys.argv[1:]]
     command = "python scripts/bench_gpu.py " + " ".join(argv)
     if args.tiny:
-        run([48, 80], 48 * 80, 1, 1, args.out, command, sweep=[(2, True)])
+        run([48, 80], 48 * 80, 1, 1, args.out, command, lambda D: [(2, True, 2)])
     else:
         if not torch.cuda.is_available():
             raise SystemExit(

@@ -52,6 +52,8 @@ def notebook_title(notebook):
     return first[2:].strip() if first.startswith("# ") else None
 
 
+# optionalhook: an xdist hook, and make test-triton's environment has no xdist.
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """nbval runs a notebook's cells in order, in one kernel: all of a notebook's cells
     go to one xdist worker, as one unit (the units with the most tests first); every

@@ -91,15 +91,21 @@ def assert_close(name, got, ref, dtype, scale=None):
         assert worst <= 1, f"{name}: {worst:.2f} x (one bfloat16 ulp + round-off)"
 
 
-# w_in_loop: the backward re-reads w for every row (the launcher's choice for wide
-# rows) or holds it in registers.
-@pytest.mark.parametrize("w_in_loop", [False, True], ids=["w_held", "w_in_loop"])
+# The backward's layouts: w held in registers or re-read for every row (the launcher's
+# choice for wide rows), and each row split over 1, 2 or 4 programs (the launcher
+# splits the widest; the split is capped at the padded row, so D = 1 stays whole).
+LAYOUTS = {"w_held": (False, 1), "w_in_loop": (True, 1), "split2": (True, 2)}
+LAYOUTS["split4_w_held"] = (False, 4)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
 @pytest.mark.parametrize("N,D", SHAPES)
-def test_layer_norm(N, D, dtype, w_in_loop):
+def test_layer_norm(N, D, dtype, layout):
+    w_in_loop, split = LAYOUTS[layout]
     x, dy, w, b = inputs(N, D, dtype, seed=N * 1000 + D)
     y, mean, rstd = tn.layer_norm_fwd(x, w, b)
-    dx, dw, db = tn.layer_norm_bwd(dy, x, w, mean, rstd, w_in_loop=w_in_loop)
+    dx, dw, db = tn.layer_norm_bwd(dy, x, w, mean, rstd, None, w_in_loop, split)
     y_ref, dx_ref, dw_ref, db_ref = reference_ln(x, dy, w, b)
     scale = term_scales(x, dy, w, rstd, mean)
     assert y.dtype == dx.dtype == dtype and y.shape == dx.shape == (N, D)
@@ -109,13 +115,14 @@ def test_layer_norm(N, D, dtype, w_in_loop):
         assert_close(name, got, ref, dtype, scale[name])
 
 
-@pytest.mark.parametrize("w_in_loop", [False, True], ids=["w_held", "w_in_loop"])
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
 @pytest.mark.parametrize("N,D", SHAPES)
-def test_rms_norm(N, D, dtype, w_in_loop):
+def test_rms_norm(N, D, dtype, layout):
+    w_in_loop, split = LAYOUTS[layout]
     x, dy, w, _ = inputs(N, D, dtype, seed=N * 1000 + D)
     y, rstd = tn.rms_norm_fwd(x, w)
-    dx, dw = tn.rms_norm_bwd(dy, x, w, rstd, w_in_loop=w_in_loop)
+    dx, dw = tn.rms_norm_bwd(dy, x, w, rstd, None, w_in_loop, split)
     y_ref, dx_ref, dw_ref = reference_rms(x, dy, w)
     scale = term_scales(x, dy, w, rstd)
     assert y.dtype == dx.dtype == dw.dtype == dtype and dw.shape == (D,)
@@ -183,3 +190,22 @@ def test_the_benchmark_script_runs_at_a_tiny_size(tmp_path):
         if r["impl"] in ("triton", "compile"):
             tol = 1e-6 if r["dtype"] == "float32" else 2e-2
             assert r["error"] < tol, r
+
+
+def test_the_chapter_shows_the_stored_measurements():
+    """Chapter 10's STORED and STORED_ENV are book/assets/measurements/gpu-h100.json
+    (make bench-gpu's file), row for row."""
+    import json
+
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_gpu import stored_rows
+
+    result = json.loads((ROOT / "book/assets/measurements/gpu-h100.json").read_text())
+    nb = nbformat.read(ROOT / "notebooks/10-layernorm-gpu.ipynb", as_version=4)
+    (cell,) = [c.source for c in nb.cells if c.source.startswith("# The stored")]
+    shown = {}
+    exec(cell, shown)
+    assert shown["STORED_ENV"] == result["environment"]
+    assert shown["STORED"] == stored_rows(result)
