@@ -112,7 +112,9 @@ test-latest: $(STAMP) data
 # Opt-in: chapter 10 and its Triton kernels, under Triton's interpreter on the CPU
 # (compiled on the GPU where there is one), in an environment of their own
 # (env/triton.txt): triton is about 1 GB, so it stays out of requirements.txt. The
-# kernels' tests on small shapes, the chapter's nbval run and its grading round.
+# kernels' tests on small shapes, the chapter's nbval run and its grading round; then
+# the chapter alone on Colab's package set (env/colab.txt) with env/triton.txt's triton,
+# as Colab's torch brings it.
 TRITON_VENV := .venv-triton
 $(TRITON_VENV)/.installed: env/triton.txt
 	test -x $(TRITON_VENV)/bin/python || $(PYTHON) -m venv $(TRITON_VENV)
@@ -120,7 +122,15 @@ $(TRITON_VENV)/.installed: env/triton.txt
 	$(TRITON_VENV)/bin/python -m pip install --quiet -r env/triton.txt
 	touch $@
 
-test-triton: $(TRITON_VENV)/.installed
+COLAB_TRITON_VENV := .venv-colab-triton
+$(COLAB_TRITON_VENV)/.installed: env/colab.txt env/triton.txt
+	test -x $(COLAB_TRITON_VENV)/bin/python || $(PYTHON) -m venv $(COLAB_TRITON_VENV)
+	$(COLAB_TRITON_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(COLAB_TRITON_VENV)/bin/python -m pip install --quiet -r env/colab.txt \
+		$$(grep '^triton==' env/triton.txt)
+	touch $@
+
+test-triton: $(TRITON_VENV)/.installed $(COLAB_TRITON_VENV)/.installed
 	rm -rf _build/standalone-triton
 	for nb in $(TRITON_CHAPTERS); do d=_build/standalone-triton/$$(basename $$nb .ipynb); \
 		mkdir -p $$d; cp $$nb $$d/; done
@@ -129,6 +139,9 @@ test-triton: $(TRITON_VENV)/.installed
 		tests/test_triton_kernels.py _build/standalone-triton
 	OMP_NUM_THREADS=1 $(TRITON_VENV)/bin/python -m pytest -p no:cacheprovider \
 		tests/test_instructors.py -k "grading_round and 10-layernorm-gpu"
+	OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/$(COLAB_TRITON_VENV)/bin/python \
+		$(TRITON_VENV)/bin/python -m pytest -p no:cacheprovider -v \
+		tests/test_colab_stack.py -k "$(notdir $(TRITON_CHAPTERS))"
 
 # On a machine with a GPU, in a Python with a CUDA build of torch and triton: measure
 # chapter 10's kernels against PyTorch and store the results as data (GPU_NAME names
