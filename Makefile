@@ -11,7 +11,7 @@ PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=25
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
-	grade collect test-triton bench-gpu
+	grade collect test-triton bench-gpu gpt-at-scale
 
 help:
 	@echo "make book     build the HTML book into _build/html (in .venv-book, env/book.txt: no torch)"
@@ -28,6 +28,7 @@ help:
 	@echo "make test-latest                every chapter on the newest releases"
 	@echo "make test-triton                chapter 10 and its Triton kernels (interpreter)"
 	@echo "make bench-gpu                  measure them on a GPU (PYTHON with CUDA torch, triton)"
+	@echo "make gpt-at-scale               chapter 08's GPT at larger sizes (a GPU: about 12 minutes)"
 	@echo "make format   format and lint-fix the code: notebooks, normbook, scripts, tests (ruff)"
 	@echo "make sync     write normbook/'s shared code into the chapters' synced cells"
 	@echo "make check-seeds NB=notebooks/x.ipynb   run a chapter with two other seed lists"
@@ -149,6 +150,13 @@ test-triton: $(TRITON_VENV)/.installed $(COLAB_TRITON_VENV)/.installed
 GPU_NAME ?= h100
 bench-gpu:
 	$(PYTHON) scripts/bench_gpu.py --out book/assets/measurements/gpu-$(GPU_NAME).json
+
+# On a machine with a GPU: chapter 08's GPT (normbook/gpt.py) at larger sizes and depths,
+# stored as data beside the device, versions, date and command.
+gpt-at-scale:
+	$(PYTHON) scripts/gpt_at_scale.py --out book/assets/measurements/gpt-scale-$(GPU_NAME).json
+	$(PYTHON) scripts/gpt_at_scale.py --sizes medium-2,medium-4,medium-16 \
+		--out book/assets/measurements/gpt-depth-$(GPU_NAME).json
 
 # Opt-in: chapter 07 at the papers' step counts (FULL_SCALE = True), executed as a copy.
 full-scale: $(STAMP) data

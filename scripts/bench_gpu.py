@@ -21,11 +21,8 @@ when no GPU is present: the tests use it to check the script, not to measure.
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -41,6 +38,7 @@ if not torch.cuda.is_available():
 import torch.nn.functional as F  # noqa: E402
 import triton  # noqa: E402
 
+import provenance  # noqa: E402
 from normbook import triton_norms as tn  # noqa: E402
 
 SIZES = [768, 1024, 2048, 4096, 8192, 16384]
@@ -163,31 +161,8 @@ def stored_rows(result):
 
 
 def environment(command):
-    info = {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
-            timespec="seconds"
-        ),
-        "command": command,
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "triton": triton.__version__,
-    }
-    if torch.cuda.is_available():
-        props = torch.cuda.get_device_properties(0)
-        info.update(
-            device=props.name,
-            multiprocessors=props.multi_processor_count,
-            memory_GiB=round(props.total_memory / 2**30, 1),
-            cuda=torch.version.cuda,
-        )
-        try:
-            info["driver"] = subprocess.run(
-                ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                capture_output=True, text=True, check=True,
-            ).stdout.strip()  # fmt: skip
-        except (OSError, subprocess.CalledProcessError) as err:
-            info["driver"] = f"unknown ({err})"
-    else:
+    info = provenance.environment(command, triton=triton.__version__)
+    if not torch.cuda.is_available():
         info["device"] = (
             "CPU (Triton interpreter): a check of the script, not a measurement"
         )

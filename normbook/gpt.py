@@ -1,0 +1,326 @@
+"""The small GPT of chapter 08, M independent copies trained at once, and the n-gram
+yardsticks its losses are read against. scripts/gpt_at_scale.py trains the same code at
+larger sizes."""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Corpus(NamedTuple):
+    """A text as symbol indices, with its fixed split: chunks of 1,000 characters,
+    every tenth one validation text."""
+
+    chars: str  # the symbols, sorted: index i stands for chars[i]
+    train: torch.Tensor
+    val: torch.Tensor
+
+    @classmethod
+    def of(cls, text):
+        chars = "".join(sorted(set(text)))
+        stoi = {c: i for i, c in enumerate(chars)}
+        data = torch.tensor([stoi[c] for c in text])
+        chunk = torch.arange(len(data)) // 1000
+        return cls(chars, data[chunk % 10 != 9], data[chunk % 10 == 9])
+
+    @property
+    def V(self):
+        return len(self.chars)
+
+
+def ngram_counter(history, V, n):
+    """Counts of the 1- ... n-grams of `history` (a 1-D tensor of symbols). Returns a
+    function of a text `seq` that gives, for every position t >= n - 1 of it, the
+    counted p(seq[t] | the k symbols before) for k = 0 .. n-1: shape (n, positions),
+    -1 where the context never occurred."""
+    tables = []
+    for k in range(n):
+        codes = sum(
+            history[j : len(history) - k + j] * V ** (k - j) for j in range(k + 1)
+        )
+        counts = torch.bincount(codes, minlength=V ** (k + 1)).double()
+        tables.append(counts.view(-1, V))  # one row per context of k symbols
+
+    def probabilities(seq):
+        m, target = len(seq) - n + 1, seq[n - 1 :, None]
+        rows = []
+        for k, table in enumerate(tables):
+            first = n - 1 - k  # where the context of the first target starts
+            context = sum(
+                seq[first + j : first + j + m] * V ** (k - 1 - j) for j in range(k)
+            )
+            counts = table[context] if k else table[0].expand(m, V)
+            total = counts.sum(1)
+            p = counts.gather(1, target)[:, 0] / total.clamp(min=1)
+            rows.append(torch.where(total > 0, p, -1.0))
+        return torch.stack(rows)
+
+    return probabilities
+
+
+def mixture(p, weights, V):
+    """Per position, the weight of each component (uniform, then the orders of p) and
+    its probability: an order whose context never occurred gives its weight to the
+    order below."""
+    p = torch.cat([torch.full((1, p.shape[1]), 1.0 / V, dtype=p.dtype), p])
+    w = weights[:, None].expand_as(p).clone()
+    for k in range(len(p) - 1, 0, -1):  # from the highest order down
+        unseen = p[k] < 0
+        w[k - 1] += torch.where(unseen, w[k], 0.0)
+        w[k] = torch.where(unseen, 0.0, w[k])
+    return w, p.clamp(min=0)
+
+
+def ngram_loss(corpus, n, iterations=30):
+    """Validation loss (nats per symbol) of an interpolated n-gram model: a mixture of
+    the uniform guess and the counted 1- ... n-gram predictions. Its weights are fitted
+    by EM on the last tenth of the training text, counted on the rest, then used with
+    counts over the whole training text (deleted interpolation)."""
+    cut = len(corpus.train) * 9 // 10
+    heldout = ngram_counter(corpus.train[:cut], corpus.V, n)(corpus.train[cut:])
+    weights = torch.full((n + 1,), 1.0 / (n + 1), dtype=torch.float64)
+    for _ in range(iterations):
+        w, p = mixture(heldout, weights, corpus.V)
+        share = w * p / (w * p).sum(0)  # each component's share of each position
+        weights = share.mean(1)
+    w, p = mixture(
+        ngram_counter(corpus.train, corpus.V, n)(corpus.val), weights, corpus.V
+    )
+    return float(-(w * p).sum(0).log().mean())
+
+
+def yardsticks(corpus):
+    """The losses a model must beat, nats per character on the validation text."""
+    return {
+        "uniform": math.log(corpus.V),
+        "unigram": ngram_loss(corpus, 1),
+        "bigram": ngram_loss(corpus, 2),
+        "trigram": ngram_loss(corpus, 3),
+    }
+
+
+class Norm(nn.Module):
+    """LayerNorm or RMSNorm over the last axis, for M models at once.
+
+    kind "ln": (x - mean) / sqrt(var + eps) * gamma + beta   (chapter 02)
+    kind "rms": x / sqrt(mean(x^2) + eps) * gamma            (chapter 04)
+    gamma and beta have shape (M, 1, d): one set per model.
+    """
+
+    def __init__(self, kind, M, d, eps=1e-5):
+        super().__init__()
+        self.kind, self.eps = kind, eps
+        self.gamma = nn.Parameter(torch.ones(M, 1, d))
+        self.beta = nn.Parameter(torch.zeros(M, 1, d)) if kind == "ln" else None
+
+    def forward(self, x):
+        if self.kind == "ln":
+            x = x - x.mean(-1, keepdim=True)  # population variance below
+        x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.gamma
+        return x if self.beta is None else x + self.beta
+
+
+def weight(M, fan_in, fan_out):
+    return nn.Parameter(torch.randn(M, fan_in, fan_out) / math.sqrt(fan_in))
+
+
+class Block(nn.Module):
+    """One transformer block for M models at once; x has shape (M, B*T, d)."""
+
+    def __init__(self, M, d, n_heads, placement, kind, qk_norm):
+        super().__init__()
+        self.n_heads, self.placement = n_heads, placement
+        self.w_qkv, self.w_o = weight(M, d, 3 * d), weight(M, d, d)
+        self.w_1, self.w_2 = weight(M, d, 4 * d), weight(M, 4 * d, d)
+        has_norm = placement != "none"
+        self.ln_1 = Norm(kind, M, d) if has_norm else nn.Identity()
+        self.ln_2 = Norm(kind, M, d) if has_norm else nn.Identity()
+        d_head = d // n_heads
+        self.q_norm = Norm("rms", M, d_head) if qk_norm else nn.Identity()
+        self.k_norm = Norm("rms", M, d_head) if qk_norm else nn.Identity()
+
+    def attention(self, x, B, T):
+        M, N, d = x.shape
+        qkv = (x @ self.w_qkv).view(M, B * T, 3, self.n_heads, d // self.n_heads)
+        q, k, v = qkv.unbind(2)  # each (M, B*T, H, d_head)
+        q = self.q_norm(q.flatten(1, 2)).view_as(q)  # QK-norm: every head's query
+        k = self.k_norm(k.flatten(1, 2)).view_as(k)  # and key, normalized over d_head
+        q, k, v = (
+            z.reshape(M * B, T, self.n_heads, -1).transpose(1, 2) for z in (q, k, v)
+        )
+        y = F.scaled_dot_product_attention(
+            q, k, v, is_causal=True
+        )  # softmax(qk/sqrt(dh))v
+        return y.transpose(1, 2).reshape(M, N, d) @ self.w_o
+
+    def mlp(self, x):
+        return F.gelu(x @ self.w_1) @ self.w_2
+
+    def forward(self, x, B, T):
+        if self.placement == "post":  # the original Transformer
+            x = self.ln_1(x + self.attention(x, B, T))
+            return self.ln_2(x + self.mlp(x))
+        x = x + self.attention(self.ln_1(x), B, T)  # pre-norm, or no norm at all
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    """A decoder-only transformer over V symbols; M independent copies stacked along
+    dimension 0."""
+
+    def __init__(
+        self,
+        M,
+        V,
+        placement="pre",
+        kind="ln",
+        final_norm=True,
+        qk_norm=False,
+        d=32,
+        n_heads=4,
+        n_layers=4,
+        context=32,
+    ):
+        super().__init__()
+        self.tok = nn.Parameter(torch.randn(M, V, d))  # token embeddings
+        self.pos = nn.Parameter(0.1 * torch.randn(M, context, d))  # positions
+        self.blocks = nn.ModuleList(
+            Block(M, d, n_heads, placement, kind, qk_norm) for _ in range(n_layers)
+        )
+        use_final = final_norm and placement != "none"
+        self.norm_f = Norm(kind, M, d) if use_final else nn.Identity()
+        self.head = weight(M, d, V)
+
+    def forward(self, idx, streams=None):
+        """idx: (M, B, T) symbol indices -> logits (M, B*T, V). If `streams` is a
+        list, the residual stream entering each block and the last one are appended."""
+        M, B, T = idx.shape
+        flat = idx.reshape(M, B * T, 1).expand(-1, -1, self.tok.shape[-1])
+        x = torch.gather(self.tok, 1, flat).view(M, B, T, -1) + self.pos[:, None, :T]
+        x = x.reshape(M, B * T, -1)
+        for block in self.blocks:
+            if streams is not None:
+                streams.append(x)
+            x = block(x, B, T)
+        if streams is not None:
+            streams.append(x)
+        return self.norm_f(x) @ self.head
+
+
+def learning_rate(peak, warmup, step, steps):
+    """A linear ramp to the peak over `warmup` steps, then a cosine from the peak down
+    to 10% of it at the last step. peak and warmup are tensors (one value per model)."""
+    ramp = step / warmup.clamp(min=1)
+    after = ((step - warmup) / (steps - warmup)).clamp(min=0)
+    decay = 0.55 + 0.45 * torch.cos(math.pi * after)
+    return peak * torch.where(step <= warmup, ramp, decay)
+
+
+@torch.no_grad()
+def adam_step(model, state, lr, step, b1=0.9, b2=0.98, eps=1e-8):
+    """Adam (Kingma & Ba) with one learning rate per model: lr has shape (M,)."""
+    for p in model.parameters():
+        m, v = state.setdefault(p, (torch.zeros_like(p), torch.zeros_like(p)))
+        m.lerp_(p.grad, 1 - b1)
+        v.lerp_(p.grad.square(), 1 - b2)
+        update = (m / (1 - b1**step)) / ((v / (1 - b2**step)).sqrt() + eps)
+        p -= lr.view(-1, *[1] * (p.dim() - 1)) * update
+
+
+def loss_per_model(model, x, y):
+    logits = model(x)
+    V = logits.shape[-1]
+    losses = F.cross_entropy(logits.reshape(-1, V), y.reshape(-1), reduction="none")
+    return losses.view(x.shape[0], -1).mean(1)
+
+
+def windows(starts, T, source):
+    ix = starts[..., None] + torch.arange(T + 1, device=starts.device)
+    return source[ix[..., :-1]], source[ix[..., 1:]]
+
+
+def train(
+    corpus,
+    placement,
+    kind,
+    lrs,
+    warmups,
+    seeds,
+    steps,
+    batch=16,
+    context=32,
+    every=25,
+    val_windows=64,
+    device="cpu",
+    **model,
+):
+    """Train one model per (lr, warm-up, seed), all at once; `model` holds GPT's other
+    arguments (final_norm, qk_norm, d, n_heads, n_layers). Returns the models, the runs
+    and a record: per-block gradient norms at every step; validation loss and
+    residual-stream RMS every `every` steps (and at the last), on `val_windows`
+    windows of the validation text, the same for every model."""
+    runs = [(lr, w, s) for lr in lrs for w in warmups for s in seeds]
+    kw = dict(placement=placement, kind=kind, context=context, **model)
+    stacked = GPT(len(runs), corpus.V, **kw)
+    with torch.no_grad():  # model i starts from the weights that seed s gives
+        for s in seeds:
+            torch.manual_seed(s)
+            one = GPT(1, corpus.V, **kw)
+            idx = [i for i, r in enumerate(runs) if r[2] == s]
+            for p, q in zip(stacked.parameters(), one.parameters()):
+                p[idx] = q[0]
+    stacked.to(device)
+    train_data, val_data = corpus.train.to(device), corpus.val.to(device)
+    peak = torch.tensor([float(r[0]) for r in runs], device=device)
+    warm = torch.tensor([float(r[1]) for r in runs], device=device)
+    member_seed = torch.tensor([seeds.index(r[2]) for r in runs])
+    data_rng = [torch.Generator().manual_seed(1000 + s) for s in seeds]
+    g = torch.Generator().manual_seed(0)  # the same validation windows for everyone
+    starts = torch.randint(len(val_data) - context - 1, (val_windows,), generator=g)
+    vx, vy = windows(starts.to(device), context, val_data)
+    vx, vy = vx.expand(len(runs), -1, -1), vy.expand(len(runs), -1, -1)
+    state, record = {}, {k: [] for k in ["step", "val", "grad", "rms"]}
+    for step in range(steps + 1):
+        starts = torch.stack(  # each seed has its own stream of training windows
+            [
+                torch.randint(len(train_data) - context - 1, (batch,), generator=r)
+                for r in data_rng
+            ]
+        )[member_seed]
+        x, y = windows(starts.to(device), context, train_data)
+        stacked.zero_grad(set_to_none=True)
+        loss_per_model(stacked, x, y).sum().backward()  # models do not interact
+        record["grad"].append(  # every step: gradient norm of each block, per model
+            torch.stack(
+                [
+                    sum(p.grad.square().flatten(1).sum(1) for p in b.parameters())
+                    for b in stacked.blocks
+                ],
+                1,
+            ).sqrt()
+        )
+        if step % every == 0 or step == steps:  # record, then update
+            record["step"].append(step)
+            with torch.no_grad():
+                streams = []
+                losses = F.cross_entropy(
+                    stacked(vx, streams).reshape(-1, corpus.V),
+                    vy.reshape(-1),
+                    reduction="none",
+                )
+            record["val"].append(losses.view(len(runs), -1).mean(1))
+            record["rms"].append(
+                torch.stack([z.square().mean((1, 2)).sqrt() for z in streams], 1)
+            )
+        if step < steps:
+            lr = learning_rate(peak, warm, step + 1, steps)
+            adam_step(stacked, state, lr, step + 1)
+    record = {
+        k: torch.as_tensor(np.array(v)) if k == "step" else torch.stack(v).cpu()
+        for k, v in record.items()
+    }
+    return stacked, runs, record

@@ -1,0 +1,124 @@
+"""The small GPT of normbook/gpt.py, its yardsticks, and the at-scale script with its
+stored results."""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from normbook.gpt import Corpus, learning_rate, ngram_loss, train, yardsticks  # noqa: E402
+
+STORED = ROOT / "book" / "assets" / "measurements"
+
+
+def markov_text(n, seed=0):
+    """n symbols of a first-order Markov chain on 'abcd', and its entropy rate (nats)."""
+    P = torch.tensor(
+        [[0.7, 0.1, 0.1, 0.1], [0.1, 0.1, 0.4, 0.4], [0.25] * 4, [0.5, 0.0, 0.0, 0.5]],
+        dtype=torch.float64,
+    )
+    g = torch.Generator().manual_seed(seed)
+    state, out = 0, []
+    uniform = torch.rand(n, generator=g, dtype=torch.float64)
+    cumulative = P.cumsum(1)
+    for u in uniform:
+        state = min(int((cumulative[state] < u).sum()), 3)
+        out.append("abcd"[state])
+    pi = torch.linalg.matrix_power(P, 200)[0]  # the stationary distribution
+    rate = float(-(pi[:, None] * P * P.clamp(min=1e-300).log()).sum())
+    stationary = float(-(pi * pi.log()).sum())
+    return "".join(out), rate, stationary
+
+
+def test_the_yardsticks_find_a_markov_chains_entropy():
+    """On a Markov chain's text the unigram yardstick is the stationary entropy and the
+    bigram and trigram ones its entropy rate (a trigram can do no better)."""
+    text, rate, stationary = markov_text(200_000)
+    sticks = yardsticks(Corpus.of(text))
+    assert sticks["uniform"] == pytest.approx(math.log(4))
+    assert sticks["unigram"] == pytest.approx(stationary, abs=0.01)
+    assert sticks["bigram"] == pytest.approx(rate, abs=0.01)
+    assert sticks["trigram"] == pytest.approx(rate, abs=0.01)
+    assert rate < stationary - 0.15  # the chain has memory for the bigram to find
+
+
+def test_an_unseen_context_falls_back_to_lower_orders():
+    """Validation text with a pair never seen in training still gets a finite loss."""
+    corpus = Corpus.of("ab" * 5000 + "ba" * 500)  # validation chunks hold 'ba' pairs
+    assert math.isfinite(ngram_loss(corpus, 3))
+
+
+def test_the_warm_up_reaches_the_peak_then_decays_to_a_tenth():
+    peak, steps = torch.tensor([1e-2, 1e-2]), 200
+    warmup = torch.tensor([0.0, 50.0])
+    lr = torch.stack([learning_rate(peak, warmup, s, steps) for s in range(1, 201)])
+    assert lr[0, 0] == pytest.approx(1e-2, rel=1e-3)  # no warm-up: the peak at once
+    assert lr[49, 1] == pytest.approx(1e-2)  # step 50: the warm-up arm at its peak
+    assert lr[:50, 1].diff().min() > 0 and lr[50:, 1].diff().max() <= 0
+    assert lr[-1].tolist() == pytest.approx([1e-3, 1e-3])  # 10 % at the last step
+
+
+def test_stacked_models_train_as_if_alone():
+    """Model i of a stack gets exactly its own gradient: seed 1 trained beside seed 0
+    follows the same path as seed 1 trained alone."""
+    corpus = Corpus.of(markov_text(20_000)[0])
+    kw = dict(steps=4, batch=4, context=8, every=2, d=8, n_heads=2, n_layers=2)
+    _, _, both = train(corpus, "pre", "ln", [1e-2], [0], [0, 1], **kw)
+    _, _, alone = train(corpus, "pre", "ln", [1e-2], [0], [1], **kw)
+    torch.testing.assert_close(both["val"][:, 1], alone["val"][:, 0])
+    assert not torch.allclose(both["val"][:, 0], both["val"][:, 1])
+
+
+def test_the_scale_script_runs_at_a_tiny_size(tmp_path):
+    """scripts/gpt_at_scale.py --tiny: every placement, on a slice of the text, on the
+    CPU (a check of the script, not a result)."""
+    out = tmp_path / "tiny.json"
+    script = ROOT / "scripts" / "gpt_at_scale.py"
+    subprocess.run([sys.executable, script, "--tiny", "--out", out], check=True)
+    result = json.loads(out.read_text())
+    check_result(result, {"tiny"})
+
+
+def check_result(result, sizes):
+    assert {"date", "command", "python", "torch"} <= set(result["environment"])
+    s = result["yardsticks"]
+    assert s["uniform"] > s["unigram"] > s["bigram"] > s["trigram"] > 0
+    assert (
+        result["corpus"]["train"] + result["corpus"]["val"]
+        == (result["corpus"]["characters"])
+    )
+    runs = result["runs"]
+    assert {r["size"] for r in runs} == sizes and "incomplete" not in result
+    assert {r["placement"] for r in runs} == {"post-LN", "pre-LN", "pre-RMSNorm"}
+    assert len(runs) == 3 * len(sizes)
+    for r in runs:
+        models = len(r["lrs"]) * len(r["warmups"]) * len(result["seeds"])
+        assert len(r["runs"]) == len(r["val"]) == models
+        assert r["steps_recorded"][0] == 0 and r["steps_recorded"][-1] == r["steps"]
+        for curve in r["val"]:
+            assert len(curve) == len(r["steps_recorded"])
+            assert curve[0] > s["unigram"]  # an untrained model knows nothing
+
+
+@pytest.mark.parametrize(
+    "name, sizes",
+    [
+        ("gpt-scale-h100.json", {"chapter", "medium", "large"}),
+        ("gpt-depth-h100.json", {"medium-2", "medium-4", "medium-16"}),
+    ],
+)
+def test_the_stored_runs_are_complete(name, sizes):
+    """The stored GPU runs: every size, placement, rate, warm-up and seed, with the
+    device and versions that produced them."""
+    result = json.loads((STORED / name).read_text())
+    check_result(result, sizes)
+    env = result["environment"]
+    assert env["device"].startswith("NVIDIA") and env["driver"] and result["tf32"]
+    assert env["command"].startswith("python scripts/gpt_at_scale.py")
