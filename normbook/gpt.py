@@ -104,20 +104,26 @@ def yardsticks(corpus):
 
 
 class Norm(nn.Module):
-    """LayerNorm or RMSNorm over the last axis, for M models at once.
+    """A normalization over the last axis, for M models at once.
 
     kind "ln": (x - mean) / sqrt(var + eps) * gamma + beta   (chapter 02)
     kind "rms": x / sqrt(mean(x^2) + eps) * gamma            (chapter 04)
+    kind "dyt": tanh(alpha * x) * gamma + beta, alpha one learned number per model
+    (DyT, Zhu et al. 2025: no statistics at all), starting at alpha0.
     gamma and beta have shape (M, 1, d): one set per model.
     """
 
-    def __init__(self, kind, M, d, eps=1e-5):
+    def __init__(self, kind, M, d, eps=1e-5, alpha0=0.5):
         super().__init__()
         self.kind, self.eps = kind, eps
         self.gamma = nn.Parameter(torch.ones(M, 1, d))
-        self.beta = nn.Parameter(torch.zeros(M, 1, d)) if kind == "ln" else None
+        self.beta = nn.Parameter(torch.zeros(M, 1, d)) if kind != "rms" else None
+        if kind == "dyt":
+            self.alpha = nn.Parameter(torch.full((M, 1, 1), float(alpha0)))
 
     def forward(self, x):
+        if self.kind == "dyt":
+            return torch.tanh(self.alpha * x) * self.gamma + self.beta
         if self.kind == "ln":
             x = x - x.mean(-1, keepdim=True)  # population variance below
         x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.gamma
@@ -129,16 +135,27 @@ def weight(M, fan_in, fan_out):
 
 
 class Block(nn.Module):
-    """One transformer block for M models at once; x has shape (M, B*T, d)."""
+    """One transformer block for M models at once; x has shape (M, B*T, d). `norm(d)`
+    makes one of its norms; where they sit is the placement:
 
-    def __init__(self, M, d, n_heads, placement, kind, qk_norm):
+      "post"       x = norm(x + F(x))                the original Transformer
+      "pre"        x = x + F(scale * norm(x))        GPT-2 (scale: see GPT)
+      "peri"       x = x + norm'(F(norm(x)))         Peri-LN, Gemma's sandwich
+      "reordered"  x = x + norm(F(x))                OLMo 2
+      "none"       x = x + F(x)
+    for each of the two sublayers F, attention then MLP.
+    """
+
+    def __init__(self, M, d, n_heads, placement, norm, qk_norm, scale=1.0):
         super().__init__()
-        self.n_heads, self.placement = n_heads, placement
+        self.n_heads, self.placement, self.scale = n_heads, placement, scale
         self.w_qkv, self.w_o = weight(M, d, 3 * d), weight(M, d, d)
         self.w_1, self.w_2 = weight(M, d, 4 * d), weight(M, 4 * d, d)
         has_norm = placement != "none"
-        self.ln_1 = Norm(kind, M, d) if has_norm else nn.Identity()
-        self.ln_2 = Norm(kind, M, d) if has_norm else nn.Identity()
+        self.ln_1 = norm(d) if has_norm else nn.Identity()
+        self.ln_2 = norm(d) if has_norm else nn.Identity()
+        if placement == "peri":  # a second norm on each sublayer's output
+            self.ln_1_out, self.ln_2_out = norm(d), norm(d)
         d_head = d // n_heads
         self.q_norm = Norm("rms", M, d_head) if qk_norm else nn.Identity()
         self.k_norm = Norm("rms", M, d_head) if qk_norm else nn.Identity()
@@ -161,16 +178,23 @@ class Block(nn.Module):
         return F.gelu(x @ self.w_1) @ self.w_2
 
     def forward(self, x, B, T):
-        if self.placement == "post":  # the original Transformer
+        if self.placement == "post":
             x = self.ln_1(x + self.attention(x, B, T))
             return self.ln_2(x + self.mlp(x))
-        x = x + self.attention(self.ln_1(x), B, T)  # pre-norm, or no norm at all
-        return x + self.mlp(self.ln_2(x))
+        if self.placement == "peri":
+            x = x + self.ln_1_out(self.attention(self.ln_1(x), B, T))
+            return x + self.ln_2_out(self.mlp(self.ln_2(x)))
+        if self.placement == "reordered":
+            x = x + self.ln_1(self.attention(x, B, T))
+            return x + self.ln_2(self.mlp(x))
+        x = x + self.attention(self.scale * self.ln_1(x), B, T)  # pre, or none
+        return x + self.mlp(self.scale * self.ln_2(x))
 
 
 class GPT(nn.Module):
     """A decoder-only transformer over V symbols; M independent copies stacked along
-    dimension 0."""
+    dimension 0. With depth_scaled (pre-norm only), block l multiplies its norms'
+    outputs by 1/sqrt(l): LayerNorm Scaling (Sun et al. 2025)."""
 
     def __init__(
         self,
@@ -184,15 +208,27 @@ class GPT(nn.Module):
         n_heads=4,
         n_layers=4,
         context=32,
+        depth_scaled=False,
+        alpha0=0.5,
     ):
         super().__init__()
+        if depth_scaled and placement != "pre":
+            raise ValueError("GPT: depth_scaled is LayerNorm Scaling, for pre-norm")
+
+        def norm(width):
+            return Norm(kind, M, width, alpha0=alpha0)
+
         self.tok = nn.Parameter(torch.randn(M, V, d))  # token embeddings
         self.pos = nn.Parameter(0.1 * torch.randn(M, context, d))  # positions
         self.blocks = nn.ModuleList(
-            Block(M, d, n_heads, placement, kind, qk_norm) for _ in range(n_layers)
-        )
+            Block(
+                M, d, n_heads, placement, norm, qk_norm,
+                scale=1 / math.sqrt(l) if depth_scaled else 1.0,
+            )
+            for l in range(1, n_layers + 1)
+        )  # fmt: skip
         use_final = final_norm and placement != "none"
-        self.norm_f = Norm(kind, M, d) if use_final else nn.Identity()
+        self.norm_f = norm(d) if use_final else nn.Identity()
         self.head = weight(M, d, V)
 
     def forward(self, idx, streams=None):

@@ -13,7 +13,14 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from normbook.gpt import Corpus, learning_rate, ngram_loss, train, yardsticks  # noqa: E402
+from normbook.gpt import (  # noqa: E402
+    GPT,
+    Corpus,
+    learning_rate,
+    ngram_loss,
+    train,
+    yardsticks,
+)
 
 STORED = ROOT / "book" / "assets" / "measurements"
 
@@ -122,3 +129,50 @@ def test_the_stored_runs_are_complete(name, sizes):
     env = result["environment"]
     assert env["device"].startswith("NVIDIA") and env["driver"] and result["tf32"]
     assert env["command"].startswith("python scripts/gpt_at_scale.py")
+
+
+@pytest.mark.parametrize(
+    "placement, kind",
+    [("peri", "ln"), ("reordered", "rms"), ("pre", "dyt"), ("post", "dyt")],
+)
+def test_every_placement_and_kind_trains(placement, kind):
+    corpus = Corpus.of(markov_text(20_000)[0])
+    kw = dict(steps=20, batch=8, context=8, every=20, d=16, n_heads=2, n_layers=2)
+    model, _, record = train(corpus, placement, kind, [1e-2], [0], [0, 1], **kw)
+    first, last = record["val"][0], record["val"][-1]
+    assert torch.isfinite(last).all() and (last < first - 0.3).all()
+    if kind == "dyt":  # alpha is learned
+        assert (model.blocks[0].ln_1.alpha != 0.5).all()
+
+
+def test_the_output_norms_add_unit_branches_to_the_stream():
+    """With a norm on each sublayer's output (peri, reordered), each sublayer adds a
+    vector of mean square about 1 at initialization (gamma = 1, beta = 0) to the stream,
+    so its mean square grows by about 2 per block, whatever the weights."""
+    torch.manual_seed(0)
+    idx = torch.randint(0, 20, (1, 8, 16))
+    for placement in ("peri", "reordered"):
+        model = GPT(1, 20, placement, d=256, n_layers=6, context=16)
+        streams = []
+        with torch.no_grad():
+            model(idx, streams)
+        q = torch.tensor([float(z.square().mean()) for z in streams])
+        assert (q.diff() - 2).abs().max() < 0.4, (placement, q)
+
+
+def test_layernorm_scaling_is_a_pre_norm_with_gains_over_sqrt_depth():
+    """depth_scaled multiplies block l's norm outputs by 1/sqrt(l): the same function
+    as a pre-norm model whose block-l gamma and beta are divided by sqrt(l)."""
+    torch.manual_seed(0)
+    scaled = GPT(2, 20, "pre", n_layers=4, depth_scaled=True)
+    plain = GPT(2, 20, "pre", n_layers=4)
+    plain.load_state_dict(scaled.state_dict())
+    with torch.no_grad():
+        for l, block in enumerate(plain.blocks, start=1):
+            for norm in (block.ln_1, block.ln_2):
+                norm.gamma /= math.sqrt(l)
+                norm.beta /= math.sqrt(l)
+    idx = torch.randint(0, 20, (2, 3, 8))
+    torch.testing.assert_close(scaled(idx), plain(idx))
+    with pytest.raises(ValueError, match="pre-norm"):
+        GPT(1, 20, "post", depth_scaled=True)
