@@ -279,6 +279,26 @@ def windows(starts, T, source):
     return source[ix[..., :-1]], source[ix[..., 1:]]
 
 
+@torch.no_grad()
+def update_probes(model, before, old, vx, lr):
+    """What one Adam update did to each model: per block, the relative update
+    |delta theta| / |theta| and the mean step per parameter in units of the learning
+    rate (|m / sqrt(v)| of Adam: 1 when every parameter moves by the full rate); and how
+    far the predictions moved, as the KL divergence of the new from the old on the
+    validation windows (nats per character). `before`: each block's parameters before
+    the update; `old`: the log-probabilities before it."""
+    relative, step_size = [], []
+    for block, previous in zip(model.blocks, before):
+        delta = [(p - q).flatten(1) for p, q in zip(block.parameters(), previous)]
+        size = sum(q.flatten(1).square().sum(1) for q in previous).sqrt()
+        relative.append(sum(d.square().sum(1) for d in delta).sqrt() / size)
+        count = sum(d.shape[1] for d in delta)
+        step_size.append(sum(d.abs().sum(1) for d in delta) / count / lr)
+    new = F.log_softmax(model(vx), -1)
+    kl = (old.exp() * (old - new)).sum(-1).mean(1)
+    return torch.stack(relative, 1), torch.stack(step_size, 1), kl
+
+
 def train(
     corpus,
     placement,
@@ -291,6 +311,7 @@ def train(
     context=32,
     every=25,
     val_windows=64,
+    probes=0,
     device="cpu",
     **model,
 ):
@@ -298,7 +319,8 @@ def train(
     arguments (final_norm, qk_norm, d, n_heads, n_layers). Returns the models, the runs
     and a record: per-block gradient norms at every step; validation loss and
     residual-stream RMS every `every` steps (and at the last), on `val_windows`
-    windows of the validation text, the same for every model."""
+    windows of the validation text, the same for every model; and for each of the
+    first `probes` updates, what it did (see update_probes)."""
     runs = [(lr, w, s) for lr in lrs for w in warmups for s in seeds]
     kw = dict(placement=placement, kind=kind, context=context, **model)
     stacked = GPT(len(runs), corpus.V, **kw)
@@ -320,6 +342,8 @@ def train(
     vx, vy = windows(starts.to(device), context, val_data)
     vx, vy = vx.expand(len(runs), -1, -1), vy.expand(len(runs), -1, -1)
     state, record = {}, {k: [] for k in ["step", "val", "grad", "rms"]}
+    if probes:
+        record.update(update=[], step_size=[], output=[])
     for step in range(steps + 1):
         starts = torch.stack(  # each seed has its own stream of training windows
             [
@@ -352,9 +376,21 @@ def train(
             record["rms"].append(
                 torch.stack([z.square().mean((1, 2)).sqrt() for z in streams], 1)
             )
+        if step < probes:  # the model before the update, for update_probes
+            before = [
+                [p.detach().clone() for p in b.parameters()] for b in stacked.blocks
+            ]
+            with torch.no_grad():
+                old = F.log_softmax(stacked(vx), -1)
         if step < steps:
             lr = learning_rate(peak, warm, step + 1, steps)
             adam_step(stacked, state, lr, step + 1)
+        if step < probes:
+            for key, value in zip(
+                ["update", "step_size", "output"],
+                update_probes(stacked, before, old, vx, lr),
+            ):
+                record[key].append(value)
     record = {
         k: torch.as_tensor(np.array(v)) if k == "step" else torch.stack(v).cpu()
         for k, v in record.items()

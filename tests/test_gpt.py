@@ -176,3 +176,20 @@ def test_layernorm_scaling_is_a_pre_norm_with_gains_over_sqrt_depth():
     torch.testing.assert_close(scaled(idx), plain(idx))
     with pytest.raises(ValueError, match="pre-norm"):
         GPT(1, 20, "post", depth_scaled=True)
+
+
+def test_the_update_probes():
+    """At the first update Adam moves every parameter by the full rate (m / sqrt(v) is
+    the sign of the gradient), so a warm-up shrinks the first relative update by
+    exactly its rate's ratio; probing changes nothing in training."""
+    corpus = Corpus.of(markov_text(20_000)[0])
+    kw = dict(steps=6, batch=4, context=8, every=3, d=8, n_heads=2, n_layers=2)
+    _, _, probed = train(corpus, "post", "ln", [1e-2], [0, 4], [0], probes=3, **kw)
+    _, _, plain = train(corpus, "post", "ln", [1e-2], [0, 4], [0], **kw)
+    torch.testing.assert_close(probed["val"], plain["val"], rtol=0, atol=0)
+    step_size, update = probed["step_size"], probed["update"]  # (update, model, block)
+    assert step_size.shape == update.shape == (3, 2, 2)
+    torch.testing.assert_close(step_size[0], torch.ones(2, 2), atol=1e-3, rtol=0)
+    lr = learning_rate(torch.tensor([1e-2, 1e-2]), torch.tensor([0.0, 4.0]), 1, 6)
+    torch.testing.assert_close(update[0, 1], update[0, 0] * lr[1] / lr[0])
+    assert probed["output"].shape == (3, 2) and (probed["output"] > 0).all()
