@@ -160,7 +160,7 @@ class Block(nn.Module):
         self.q_norm = Norm("rms", M, d_head) if qk_norm else nn.Identity()
         self.k_norm = Norm("rms", M, d_head) if qk_norm else nn.Identity()
 
-    def attention(self, x, B, T):
+    def attention(self, x, B, T, logits=None):
         M, N, d = x.shape
         qkv = (x @ self.w_qkv).view(M, B * T, 3, self.n_heads, d // self.n_heads)
         q, k, v = qkv.unbind(2)  # each (M, B*T, H, d_head)
@@ -169,6 +169,10 @@ class Block(nn.Module):
         q, k, v = (
             z.reshape(M * B, T, self.n_heads, -1).transpose(1, 2) for z in (q, k, v)
         )
+        if logits is not None:  # the largest |q.k| / sqrt(d_head) of each model
+            s = (q @ k.transpose(-1, -2)).abs() / math.sqrt(q.shape[-1])
+            causal = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()
+            logits.append(s.where(causal, 0).flatten(1).amax(1).view(M, B).amax(1))
         y = F.scaled_dot_product_attention(
             q, k, v, is_causal=True
         )  # softmax(qk/sqrt(dh))v
@@ -177,24 +181,28 @@ class Block(nn.Module):
     def mlp(self, x):
         return F.gelu(x @ self.w_1) @ self.w_2
 
-    def forward(self, x, B, T):
+    def forward(self, x, B, T, logits=None):
+        """`logits`: a list, or None; see GPT.forward."""
         if self.placement == "post":
-            x = self.ln_1(x + self.attention(x, B, T))
+            x = self.ln_1(x + self.attention(x, B, T, logits))
             return self.ln_2(x + self.mlp(x))
         if self.placement == "peri":
-            x = x + self.ln_1_out(self.attention(self.ln_1(x), B, T))
+            x = x + self.ln_1_out(self.attention(self.ln_1(x), B, T, logits))
             return x + self.ln_2_out(self.mlp(self.ln_2(x)))
         if self.placement == "reordered":
-            x = x + self.ln_1(self.attention(x, B, T))
+            x = x + self.ln_1(self.attention(x, B, T, logits))
             return x + self.ln_2(self.mlp(x))
-        x = x + self.attention(self.scale * self.ln_1(x), B, T)  # pre, or none
+        x = x + self.attention(self.scale * self.ln_1(x), B, T, logits)  # pre, none
         return x + self.mlp(self.scale * self.ln_2(x))
 
 
 class GPT(nn.Module):
     """A decoder-only transformer over V symbols; M independent copies stacked along
-    dimension 0. With depth_scaled (pre-norm only), block l multiplies its norms'
-    outputs by 1/sqrt(l): LayerNorm Scaling (Sun et al. 2025)."""
+    dimension 0. Weights start as N(0, 1/fan-in), the head a matrix of its own. With
+    gpt2_init, as GPT-2 (nanoGPT's code): N(0, 0.02^2), the matrices that end a residual
+    branch divided by sqrt(2 n_layers), and the head tied to the token embeddings. With
+    depth_scaled (pre-norm only), block l multiplies its norms' outputs by 1/sqrt(l):
+    LayerNorm Scaling (Sun et al. 2025)."""
 
     def __init__(
         self,
@@ -210,6 +218,7 @@ class GPT(nn.Module):
         context=32,
         depth_scaled=False,
         alpha0=0.5,
+        gpt2_init=False,
     ):
         super().__init__()
         if depth_scaled and placement != "pre":
@@ -229,11 +238,21 @@ class GPT(nn.Module):
         )  # fmt: skip
         use_final = final_norm and placement != "none"
         self.norm_f = norm(d) if use_final else nn.Identity()
-        self.head = weight(M, d, V)
+        self.head = None if gpt2_init else weight(M, d, V)  # None: tied to tok
+        if gpt2_init:
+            with torch.no_grad():
+                for w in [self.tok, self.pos] + [b.w_qkv for b in self.blocks]:
+                    w.normal_(0, 0.02)
+                for b in self.blocks:
+                    b.w_1.normal_(0, 0.02)
+                    for w in (b.w_o, b.w_2):  # the branch's last matrices
+                        w.normal_(0, 0.02 / math.sqrt(2 * n_layers))
 
-    def forward(self, idx, streams=None):
+    def forward(self, idx, streams=None, logits=None):
         """idx: (M, B, T) symbol indices -> logits (M, B*T, V). If `streams` is a
-        list, the residual stream entering each block and the last one are appended."""
+        list, the residual stream entering each block and the last one are appended;
+        if `logits` is a list, each block's largest attention logit |q.k| / sqrt(d_head),
+        one per model."""
         M, B, T = idx.shape
         flat = idx.reshape(M, B * T, 1).expand(-1, -1, self.tok.shape[-1])
         x = torch.gather(self.tok, 1, flat).view(M, B, T, -1) + self.pos[:, None, :T]
@@ -241,10 +260,11 @@ class GPT(nn.Module):
         for block in self.blocks:
             if streams is not None:
                 streams.append(x)
-            x = block(x, B, T)
+            x = block(x, B, T, logits)
         if streams is not None:
             streams.append(x)
-        return self.norm_f(x) @ self.head
+        head = self.tok.transpose(1, 2) if self.head is None else self.head
+        return self.norm_f(x) @ head
 
 
 def learning_rate(peak, warmup, step, steps):
@@ -277,6 +297,17 @@ def loss_per_model(model, x, y):
 def windows(starts, T, source):
     ix = starts[..., None] + torch.arange(T + 1, device=starts.device)
     return source[ix[..., :-1]], source[ix[..., 1:]]
+
+
+@torch.no_grad()
+def token_cosine(z, T):
+    """Mean cosine between the centred vectors of two different positions of a window,
+    per model: near 1 when every position carries the same vector (rank collapse).
+    z: (M, windows * T, d), windows of T positions."""
+    z = z - z.mean(-1, keepdim=True)
+    z = F.normalize(z.view(z.shape[0], -1, T, z.shape[-1]), dim=-1)
+    pairs = (z @ z.transpose(-1, -2)).sum((-1, -2)) - T  # leave out i = j
+    return pairs.mean(1) / (T * (T - 1))
 
 
 @torch.no_grad()
@@ -317,10 +348,11 @@ def train(
 ):
     """Train one model per (lr, warm-up, seed), all at once; `model` holds GPT's other
     arguments (final_norm, qk_norm, d, n_heads, n_layers). Returns the models, the runs
-    and a record: per-block gradient norms at every step; validation loss and
-    residual-stream RMS every `every` steps (and at the last), on `val_windows`
-    windows of the validation text, the same for every model; and for each of the
-    first `probes` updates, what it did (see update_probes)."""
+    and a record: per-block gradient norms at every step; every `every` steps (and at
+    the last), on `val_windows` windows of the validation text, the same for every
+    model: the validation loss, and for the residual stream entering each block (and
+    the last) its RMS and token_cosine, and each block's largest attention logit; and
+    for each of the first `probes` updates, what it did (see update_probes)."""
     runs = [(lr, w, s) for lr in lrs for w in warmups for s in seeds]
     kw = dict(placement=placement, kind=kind, context=context, **model)
     stacked = GPT(len(runs), corpus.V, **kw)
@@ -341,7 +373,8 @@ def train(
     starts = torch.randint(len(val_data) - context - 1, (val_windows,), generator=g)
     vx, vy = windows(starts.to(device), context, val_data)
     vx, vy = vx.expand(len(runs), -1, -1), vy.expand(len(runs), -1, -1)
-    state, record = {}, {k: [] for k in ["step", "val", "grad", "rms"]}
+    keys = ["step", "val", "grad", "rms", "cosine", "logit"]
+    state, record = {}, {k: [] for k in keys}
     if probes:
         record.update(update=[], step_size=[], output=[])
     for step in range(steps + 1):
@@ -366,9 +399,9 @@ def train(
         if step % every == 0 or step == steps:  # record, then update
             record["step"].append(step)
             with torch.no_grad():
-                streams = []
+                streams, logits = [], []
                 losses = F.cross_entropy(
-                    stacked(vx, streams).reshape(-1, corpus.V),
+                    stacked(vx, streams, logits).reshape(-1, corpus.V),
                     vy.reshape(-1),
                     reduction="none",
                 )
@@ -376,6 +409,10 @@ def train(
             record["rms"].append(
                 torch.stack([z.square().mean((1, 2)).sqrt() for z in streams], 1)
             )
+            record["cosine"].append(
+                torch.stack([token_cosine(z, context) for z in streams], 1)
+            )
+            record["logit"].append(torch.stack(logits, 1))
         if step < probes:  # the model before the update, for update_probes
             before = [
                 [p.detach().clone() for p in b.parameters()] for b in stacked.blocks

@@ -193,3 +193,57 @@ def test_the_update_probes():
     lr = learning_rate(torch.tensor([1e-2, 1e-2]), torch.tensor([0.0, 4.0]), 1, 6)
     torch.testing.assert_close(update[0, 1], update[0, 0] * lr[1] / lr[0])
     assert probed["output"].shape == (3, 2) and (probed["output"] > 0).all()
+
+
+def test_gpt2_init_starts_at_the_uniform_guess():
+    """On text without structure (20 symbols drawn uniformly), GPT-2's initialization
+    (small weights, tied head) starts within a few hundredths of ln V; the book's
+    unit-variance head starts about half a nat above it (logits of variance ~1)."""
+    g = torch.Generator().manual_seed(0)
+    letters = "abcdefghijklmnopqrst"
+    text = "".join(letters[i] for i in torch.randint(20, (20_000,), generator=g))
+    corpus = Corpus.of(text)
+    kw = dict(steps=0, batch=4, context=16, every=1, d=32, n_layers=4)
+    seeds = [0, 1, 2]
+    _, _, gpt2 = train(corpus, "pre", "ln", [1e-2], [0], seeds, gpt2_init=True, **kw)
+    _, _, book = train(corpus, "pre", "ln", [1e-2], [0], seeds, **kw)
+    assert (gpt2["val"][0] - math.log(20)).abs().max() < 0.03
+    assert (book["val"][0] - math.log(20) > 0.2).all()
+    model = GPT(1, 4, gpt2_init=True)
+    assert model.head is None  # tied: the head is the token embeddings, transposed
+    assert float(model.blocks[0].w_o.detach().std()) < 0.02 / math.sqrt(8) * 1.2
+
+
+def test_the_largest_attention_logit():
+    """The recorded logit is max |q.k| / sqrt(d_head) over the causal pairs, computed
+    here from the weights; with QK-norm and unit gains it is at most sqrt(d_head)."""
+    torch.manual_seed(0)
+    model = GPT(2, 10, "pre", d=16, n_heads=2, n_layers=2, context=5)
+    idx = torch.randint(0, 10, (2, 3, 5))
+    logits, streams = [], []
+    with torch.no_grad():
+        model(idx, streams, logits)
+        block, x = model.blocks[0], streams[0]
+        q, k, _ = (block.ln_1(x) @ block.w_qkv).view(2, 3, 5, 3, 2, 8).unbind(3)
+        s = torch.einsum("mbihd,mbjhd->mbhij", q, k) / math.sqrt(8)
+        causal = torch.ones(5, 5).tril().bool()
+        expected = s.abs().where(causal, 0).amax((1, 2, 3, 4))
+    torch.testing.assert_close(logits[0], expected)
+    big = GPT(2, 10, "pre", qk_norm=True, d=16, n_heads=2, n_layers=2, context=5)
+    with torch.no_grad():
+        big.blocks[0].w_qkv *= 100
+        bounded = []
+        big(idx, None, bounded)
+    assert all((b <= math.sqrt(8) + 1e-5).all() for b in bounded)
+
+
+def test_token_cosine_sees_rank_collapse():
+    from normbook.gpt import token_cosine
+
+    g = torch.Generator().manual_seed(0)
+    same = (
+        torch.randn(2, 1, 1, 256, generator=g).expand(2, 4, 8, 256).reshape(2, 32, 256)
+    )
+    torch.testing.assert_close(token_cosine(same, 8), torch.ones(2))
+    apart = torch.randn(2, 32, 256, generator=g)
+    assert token_cosine(apart, 8).abs().max() < 0.05
