@@ -375,6 +375,7 @@ def train(
     vx, vy = vx.expand(len(runs), -1, -1), vy.expand(len(runs), -1, -1)
     keys = ["step", "val", "grad", "rms", "cosine", "logit"]
     state, record = {}, {k: [] for k in keys}
+    probes = min(probes, steps)  # an update to probe at each of them
     if probes:
         record.update(update=[], step_size=[], output=[])
     for step in range(steps + 1):

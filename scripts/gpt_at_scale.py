@@ -3,19 +3,20 @@
   python scripts/gpt_at_scale.py --out FILE [--sizes chapter,medium,large] [--minutes M]
   python scripts/gpt_at_scale.py --out FILE --tiny     (a check of the script, on a CPU)
 
-The model, the optimizer, the schedule and the training loop are normbook/gpt.py's, the
-ones the chapter trains; only the sizes and the text change. The text is the source code
-of Python's standard library (tests and a few large generated folders left out), about
-8 MB where the chapter's docstrings are 0.1 MB, so that the larger models see each
-character about once. Its split is the chapter's (every tenth chunk of 1,000 characters
-is validation text), and it is read against the same yardsticks: the uniform guess, and
-interpolated unigram, bigram and trigram counts.
+The model, the optimizer, the schedule and the training loop are normbook/gpt.py's:
+chapter 08's, with a warm-up that reaches its peak; only the sizes and the text change.
+The text is the source code of Python's standard library (tests and a few large
+generated folders left out), about 8 MB where the chapter's docstrings are 0.1 MB, so
+that the larger models see each character about once. Its split is the chapter's (every
+tenth chunk of 1,000 characters is validation text), and it is read against the same
+yardsticks: the uniform guess, and interpolated unigram, bigram and trigram counts.
 
 Every size trains post-LN, pre-LN and pre-RMSNorm with a quarter of the steps as warm-up
 or none (as the chapter: 50 of 200), at three peak rates, three seeds each, all 18
 models of a placement at once. Matrix products use TensorFloat-32 on a GPU, as training
-code usually does. Results (validation curves, final losses, initial losses, step times)
-go to a JSON file with the device, versions, date and command; the chapter plots it.
+code usually does. The results (validation curves from the initial loss on, seconds per
+placement) go to a JSON file with the device, versions, date and command, for chapter
+08 to plot.
 """
 
 import argparse
