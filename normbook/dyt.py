@@ -1,6 +1,7 @@
 # Dynamic Tanh (DyT, Zhu et al. 2025) in NumPy: a norm's place taken by an elementwise
-# tanh with one learned scale, no statistics. The cs231n interface of normbook/layers.py:
-# forward(x, params...) returns (out, cache), backward(dout, cache) the gradients.
+# tanh with one learned scale, no statistics. The cs231n interface of
+# normbook/layers.py: forward(x, params...) returns (out, cache), backward(dout, cache)
+# the gradients.
 import numpy as np
 
 

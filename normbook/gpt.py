@@ -251,8 +251,8 @@ class GPT(nn.Module):
     def forward(self, idx, streams=None, logits=None):
         """idx: (M, B, T) symbol indices -> logits (M, B*T, V). If `streams` is a
         list, the residual stream entering each block and the last one are appended;
-        if `logits` is a list, each block's largest attention logit |q.k| / sqrt(d_head),
-        one per model."""
+        if `logits` is a list, each block's largest attention logit
+        |q.k| / sqrt(d_head), one per model."""
         M, B, T = idx.shape
         flat = idx.reshape(M, B * T, 1).expand(-1, -1, self.tok.shape[-1])
         x = torch.gather(self.tok, 1, flat).view(M, B, T, -1) + self.pos[:, None, :T]

@@ -26,7 +26,8 @@ STORED = ROOT / "book" / "assets" / "measurements"
 
 
 def markov_text(n, seed=0):
-    """n symbols of a first-order Markov chain on 'abcd', and its entropy rate (nats)."""
+    """n symbols of a first-order Markov chain on 'abcd', its entropy rate (nats) and
+    the entropy of its stationary distribution."""
     P = torch.tensor(
         [[0.7, 0.1, 0.1, 0.1], [0.1, 0.1, 0.4, 0.4], [0.25] * 4, [0.5, 0.0, 0.0, 0.5]],
         dtype=torch.float64,
