@@ -139,6 +139,26 @@ def run(sizes, out, command, device, text, minutes=None):
     return result
 
 
+def stored_finals(result):
+    """A result as chapter 08 shows it: the sizes, {size: (d, n_heads, n_layers, context,
+    batch, steps)}, and one row per size, placement, rate and warm-up: (size, placement,
+    peak lr, warm-up, then the validation loss after training for each seed, to 3
+    decimals)."""
+    sizes, rows = {}, []
+    for r in result["runs"]:
+        keys = ("d", "n_heads", "n_layers", "context", "batch", "steps")
+        sizes[r["size"]] = tuple(r[k] for k in keys)
+        for lr in r["lrs"]:
+            for w in r["warmups"]:
+                losses = [
+                    round(curve[-1], 3)
+                    for (lr_, w_, _), curve in zip(r["runs"], r["val"])
+                    if (lr_, w_) == (lr, w)
+                ]
+                rows.append((r["size"], r["placement"], lr, w, *losses))
+    return sizes, rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="JSON file to write")

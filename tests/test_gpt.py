@@ -248,3 +248,28 @@ def test_token_cosine_sees_rank_collapse():
     torch.testing.assert_close(token_cosine(same, 8), torch.ones(2))
     apart = torch.randn(2, 32, 256, generator=g)
     assert token_cosine(apart, 8).abs().max() < 0.05
+
+
+def test_the_chapter_shows_the_stored_runs():
+    """Chapter 08's STORED, STORED_ENV and STORED_YARDSTICKS are the two stored files
+    (make gpt-at-scale's), row for row."""
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from gpt_at_scale import stored_finals
+
+    results = [
+        json.loads((STORED / name).read_text())
+        for name in ["gpt-scale-h100.json", "gpt-depth-h100.json"]
+    ]
+    nb = nbformat.read(ROOT / "notebooks/08-transformer.ipynb", as_version=4)
+    first = "# The stored runs (book/"
+    (cell,) = [c.source for c in nb.cells if c.source.startswith(first)]
+    shown = {}
+    exec(cell, shown)
+    assert shown["STORED_ENV"] == [r["environment"] for r in results]
+    yardsticks = results[0]["yardsticks"]
+    assert shown["STORED_YARDSTICKS"] == yardsticks == results[1]["yardsticks"]
+    sizes = {k: v for r in results for k, v in stored_finals(r)[0].items()}
+    assert shown["STORED_SIZES"] == sizes
+    assert shown["STORED"] == [row for r in results for row in stored_finals(r)[1]]
