@@ -182,6 +182,38 @@ def test_folded_code_starts_collapsed_in_jupyter(path):
     assert open_cells == [], f"folded on the site, open in Jupyter: cells {open_cells}"
 
 
+def _only_assertions(source):
+    """True for code that asserts and does nothing else, perhaps under
+    `if not AUTOGRADING:`."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:  # IPython magics: not a check cell
+        return False
+    if len(body) == 1 and isinstance(body[0], ast.If) and not body[0].orelse:
+        if ast.unparse(body[0].test) == "not AUTOGRADING":
+            body = body[0].body
+    return bool(body) and all(isinstance(statement, ast.Assert) for statement in body)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_checks_are_folded_and_labelled(path):
+    """A cell of assertions only is verification, not teaching code: the page folds it
+    under a label that starts with "Checks:" and says what it checks."""
+    unfolded = [
+        cell.execution_count
+        for cell in _code_cells(read_notebook(path))
+        if _only_assertions(cell.source)
+        and "nbgrader" not in cell.metadata
+        and not (
+            "hide-input" in cell.metadata.get("tags", [])
+            and cell.metadata.get("mystnb", {})
+            .get("code_prompt_show", "")
+            .startswith("Checks: ")
+        )
+    ]
+    assert unfolded == [], f"unfolded checks in cells {unfolded}"
+
+
 def _is_static_figure(cell):
     return any(
         "image/png" in o.get("data", {}) and "text/html" not in o.get("data", {})
