@@ -53,24 +53,58 @@ from scan_seeds import run_cells  # noqa: E402
 OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
 
+def comparison(test):
+    """The chain of <, <=, >, >= that `test` checks, elementwise under `np.all(...)`
+    or `(...).all()`, or None."""
+    call = isinstance(test, ast.Call) and not test.keywords
+    if call and len(test.args) == 1 and ast.unparse(test.func) in ("np.all", "all"):
+        test = test.args[0]
+    elif call and not test.args and isinstance(test.func, ast.Attribute):
+        test = test.func.value if test.func.attr == "all" else test
+    if isinstance(test, ast.Compare) and all(type(op) in OPS for op in test.ops):
+        return test
+    return None
+
+
+def conjuncts(test):
+    """The parts of `a and b` and of `np.all((a) & (b))`, each checked on its own."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [part for value in test.values for part in conjuncts(value)]
+    if (
+        isinstance(test, ast.Call)
+        and ast.unparse(test.func) == "np.all"
+        and len(test.args) == 1
+        and isinstance(test.args[0], ast.BinOp)
+        and isinstance(test.args[0].op, ast.BitAnd)
+        and comparison(test.args[0].left)
+        and comparison(test.args[0].right)
+    ):
+        return [test.args[0].left, test.args[0].right]
+    return [test]
+
+
 class Probe(ast.NodeTransformer):
-    """Rewrite each `assert test` as `assert _probe_(site, ...)`, which records and
-    returns True. Sites are numbered in the order they are met."""
+    """Rewrite each `assert a and b` as `assert _probe_(site, ...) and _probe_(...)`:
+    each part records and returns True. Sites are numbered in the order they are met,
+    one per part."""
 
     def __init__(self, cell, sites):
         self.cell, self.sites = cell, sites
 
     def visit_Assert(self, node):
-        site = len(self.sites)
-        test = node.test
-        self.sites.append((self.cell, node.lineno, ast.unparse(test)))
-        if isinstance(test, ast.Compare) and all(type(op) in OPS for op in test.ops):
-            values = ast.List([test.left, *test.comparators], ast.Load())
-            ops = ast.List([ast.Constant(OPS[type(op)]) for op in test.ops], ast.Load())
-            args = [ast.Constant(site), values, ops]
-        else:
-            args = [ast.Constant(site), test]
-        node.test = ast.Call(ast.Name("_probe_", ast.Load()), args, [])
+        calls = []
+        for part in conjuncts(node.test):
+            site = len(self.sites)
+            self.sites.append((self.cell, node.lineno, ast.unparse(part)))
+            test = comparison(part)
+            if test is None:
+                args = [ast.Constant(site), part]
+            else:
+                values = ast.List([test.left, *test.comparators], ast.Load())
+                ops = [ast.Constant(OPS[type(op)]) for op in test.ops]
+                args = [ast.Constant(site), values, ast.List(ops, ast.Load())]
+            calls.append(ast.Call(ast.Name("_probe_", ast.Load()), args, []))
+        node.test = calls[0] if len(calls) == 1 else ast.BoolOp(ast.And(), calls)
         return node
 
 
@@ -81,17 +115,23 @@ def probe_source(shell, source, cell, sites):
 
 
 def measure(values, ops):
-    """The worst of each comparison in a chain: (passed, (kind, badness)), where kind
-    is "ratio" (a/b toward failure, < 1 passes) or, for non-positive operands,
-    "margin" (b - a, > 0 passes), and badness grows toward failure: the ratio, or
-    minus the margin. Ratios sort after margins."""
+    """The worst of each comparison in a chain, elementwise for arrays: (passed,
+    (kind, badness)), where kind is "ratio" (a/b toward failure, < 1 passes) or, where
+    an operand is not positive, "margin" (b - a, > 0 passes), and badness grows toward
+    failure: the largest ratio, or minus the smallest margin. Ratios sort after
+    margins."""
     passed, worst = True, None
     for a, op, b in zip(values, ops, values[1:]):
-        a, b = float(a), float(b)
+        a, b = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float))
         if op in (">", ">="):
             a, b = b, a
-        passed &= a < b or (op in ("<=", ">=") and a == b)
-        bad = ("ratio", a / b) if a > 0 and b > 0 else ("margin", a - b)
+        passed &= bool(np.all((a < b) | ((a == b) & (op in ("<=", ">=")))))
+        if a.size == 0:
+            continue
+        if (a > 0).all() and (b > 0).all():
+            bad = ("ratio", float((a / b).max()))
+        else:
+            bad = ("margin", float((a - b).max()))
         if worst is None or bad > worst:
             worst = bad
     return passed, worst
@@ -126,7 +166,7 @@ def make_probe(records):
             passed, worst = (
                 (bool(values), None) if ops is None else measure(values, ops)
             )
-        except (TypeError, ValueError):  # arrays, non-numbers: pass or fail only
+        except (TypeError, ValueError, RuntimeError):  # pass or fail only
             passed, worst = bool(eval_chain(values, ops)), None
         seen = records.setdefault(site, [True, None])
         seen[0] &= passed
@@ -161,8 +201,9 @@ def run_window(path, seeds):
 
 def seed_slice(value, n, first, length):
     """`value` with every axis of length n (the seed axis of a pooled run) cut to
-    first:first + length; dicts, lists and tuples are cut inside."""
-    if isinstance(value, np.ndarray):
+    first:first + length (NumPy arrays and torch tensors); dicts, lists and tuples
+    are cut inside."""
+    if isinstance(value, np.ndarray) or type(value).__name__ == "Tensor":
         index = tuple(
             slice(first, first + length) if size == n else slice(None)
             for size in value.shape
@@ -173,7 +214,8 @@ def seed_slice(value, n, first, length):
     if isinstance(value, (list, tuple)) and len(value) == n:
         return type(value)(value[first : first + length])
     if isinstance(value, (list, tuple)):
-        return type(value)(seed_slice(v, n, first, length) for v in value)
+        parts = [seed_slice(v, n, first, length) for v in value]
+        return type(value)(*parts) if hasattr(value, "_fields") else type(value)(parts)
     return value
 
 

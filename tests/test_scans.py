@@ -84,6 +84,9 @@ def test_pooled_scan_reruns_aggregates_per_window(tmp_path):
         ),
         mean_cell,
         nbformat.v4.new_code_cell("assert (values < 7).all()"),
+        nbformat.v4.new_code_cell(
+            "assert np.all((0 <= values) & (values < 9.5)) and len(values) > 3"
+        ),
     ]
     path = tmp_path / "01-pooled.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
@@ -100,3 +103,9 @@ def test_pooled_scan_reruns_aggregates_per_window(tmp_path):
     assert mean["worst"] == pytest.approx(8.5 / 5) and mean["worst_from"] == 8
     every = rows["(values < 7).all()"]
     assert every["windows"] == 1 and every["failed"] == ["pooled 10"]
+    assert every["kind"] == "margin" and every["worst"] == -2  # 7 - 9: elementwise
+    # each part of an `and`, and of an elementwise `&`, is a check of its own
+    low, high, size = rows["0 <= values"], rows["values < 9.5"], rows["len(values) > 3"]
+    assert low["kind"] == "margin" and low["worst"] == 0 and low["failed"] == []
+    assert high["worst"] == 0.5 and high["failed"] == []  # 9.5 - 9
+    assert size["worst"] == pytest.approx(3 / 10)
