@@ -1,6 +1,7 @@
 """The book builds with warnings as errors, and every _toc.yml entry became a complete page."""
 
 import base64
+import json
 import re
 import sys
 
@@ -9,6 +10,12 @@ import pytest
 from conftest import NOTEBOOKS, ROOT, notebook_title, read_notebook, toc_files
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from notebook_filters import (  # noqa: E402
+    _exercises,
+    _source,
+    _strip_nbgrader,
+    exercises_as_read,
+)
 from points_table import chapter_points  # noqa: E402
 
 # One rule for every chapter: the frames of its interactive figures, which the page
@@ -128,3 +135,48 @@ def test_points_table_generated_from_the_notebooks(built_book):
         assert cells[start : start + 5] == row
     start = cells.index("All chapters")
     assert cells[start + 1 : start + 5] == [*map(str, totals), str(sum(totals[1:]))]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_each_exercise_reads_as_task_tests_and_one_solution(path):
+    """On the page an exercise is its task, one fold with all its tests and nothing
+    they print, and one dropdown with the whole solution at its end."""
+    cells = json.loads(path.read_text())["cells"]
+    for cell in cells:
+        _strip_nbgrader(cell)
+    before = {number: cells[first:end] for number, first, end in _exercises(cells)}
+    page = exercises_as_read(cells)
+    after = {number: page[first:end] for number, first, end in _exercises(page)}
+    assert after and list(after) == list(before)
+    for number, part in after.items():
+        grading = [c.get("metadata", {}).get("nbgrader", {}) for c in part]
+        dropdowns = [i for i, c in enumerate(part) if "{dropdown}" in _source(c)]
+        assert dropdowns == [len(part) - 1], number
+        assert _source(part[-1]).startswith(
+            f":::{{dropdown}} Solution to Exercise {number}"
+        )
+        assert not any(g.get("solution") for g in grading), number
+        tests = [
+            c
+            for c, g in zip(part, grading)
+            if g.get("grade") and c["cell_type"] == "code"
+        ]
+        graded = any(
+            c["cell_type"] == "code" and c["metadata"].get("nbgrader", {}).get("grade")
+            for c in before[number]
+        )
+        assert len(tests) == graded and all(not c["outputs"] for c in tests), number
+        if tests:
+            label = tests[0]["metadata"]["mystnb"]["code_prompt_show"]
+            assert label == f"Show the tests of Exercise {number}"
+
+
+def test_pages_show_one_solution_per_exercise(built_book):
+    for path in NOTEBOOKS:
+        html = (built_book / "notebooks" / (path.stem + ".html")).read_text()
+        cells = json.loads(path.read_text())["cells"]
+        numbers = [number for number, _, _ in _exercises(cells)]
+        shown = re.findall(r"Solution to Exercise (\d+\.\d+)", html)
+        assert shown == numbers, path.name
+        printed = re.findall(r'class="cell_output.*?</pre>', html, re.S)
+        assert not [p for p in printed if "tests passed" in p], path.name

@@ -5,6 +5,10 @@ On `source-read` each chapter notebook is rewritten in memory (the file is untou
 - nbgrader's markers (`### BEGIN SOLUTION`, ...) and hidden tests never reach the page,
   nor the grading harness that grade cells carry (a one-line comment stands for it);
   solutions and grade cells are folded under labelled buttons;
+- each exercise reads as one task box, one fold with all its tests (their printed
+  "tests passed" lines left out) and one dropdown "Solution to Exercise N.M" at its
+  end that holds the worked solution, the solution code and what it prints, and the
+  mark scheme;
 - the frames of interactive figures move out of the page into image files next to it,
   loaded only when a control selects them, so a chapter stays light on first load.
 """
@@ -22,6 +26,12 @@ HIDDEN = re.compile(
 HARNESS = re.compile(
     r"^# BEGIN GRADING HARNESS\n.*?^# END GRADING HARNESS[^\n]*\n?", re.S | re.M
 )
+EXERCISE = re.compile(r"^#{2,4} Exercise (\d+\.\d+)", re.M)
+HEADING = re.compile(r"^#{1,3} ", re.M)
+FENCED = re.compile(r"^```.*?^```", re.S | re.M)
+DROPDOWN = re.compile(r"\A\s*:::\{dropdown\}[^\n]*\n(.*)\n:::\s*\Z", re.S)
+TESTS_NEXT = re.compile(r"\AThe next cell tests .*\Z", re.S)
+HARNESS_LINE = "# (the grading harness of every grade cell)"
 FRAMES = re.compile(r'(<script type="application/json">)(.*?)(</script>)', re.S)
 DATA_URL = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
 
@@ -48,6 +58,90 @@ def _strip_nbgrader(cell):
         _fold(cell, "Show solution")
     elif cell["cell_type"] == "code" and grading.get("grade"):
         _fold(cell, "Show the tests")
+
+
+def _exercises(cells):
+    """(number, first, end) for each exercise: from the markdown cell of its heading to
+    the next heading of a section or an exercise."""
+    spans, current = [], None
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] != "markdown":
+            continue
+        text = FENCED.sub("", _source(cell))  # a "# comment" in code is no heading
+        number = EXERCISE.search(text)
+        if number or HEADING.search(text):
+            if current:
+                spans.append((*current, i))
+            current = (number.group(1), i) if number else None
+    if current:
+        spans.append((*current, len(cells)))
+    return spans
+
+
+def _printed(cell):
+    return "".join(
+        "".join(o["text"]) if isinstance(o["text"], list) else o["text"]
+        for o in cell.get("outputs", [])
+        if o.get("output_type") == "stream" and o.get("name") == "stdout"
+    )
+
+
+def _solution_part(cell):
+    """What a solution cell adds to its exercise's one solution dropdown."""
+    text = _source(cell)
+    if cell["cell_type"] == "markdown":
+        match = DROPDOWN.match(text)
+        return match.group(1).strip() if match else text
+    part = f"```python\n{text}\n```"
+    printed = _printed(cell).rstrip("\n")
+    return part + (f"\n\nIt prints:\n\n```text\n{printed}\n```" if printed else "")
+
+
+def _one_exercise(number, cells):
+    """The exercise's cells as the page shows them: its grade cells merged into one
+    fold without outputs, its solutions gathered into one dropdown at its end."""
+    solutions, tests, kept = [], None, []
+    for cell in cells:
+        grading = cell.get("metadata", {}).get("nbgrader", {})
+        text = _source(cell)
+        if grading.get("solution") and (
+            cell["cell_type"] == "code" or DROPDOWN.match(text)
+        ):
+            solutions.append(_solution_part(cell))
+        elif cell["cell_type"] == "code" and grading.get("grade"):
+            if tests is None:
+                tests = cell
+                tests["outputs"] = []
+                tests["metadata"]["mystnb"]["code_prompt_show"] = (
+                    f"Show the tests of Exercise {number}"
+                )
+                kept.append(tests)
+            else:
+                more = text.replace(HARNESS_LINE + "\n", "")
+                tests["source"] = _source(tests) + "\n\n" + more
+        elif not (cell["cell_type"] == "markdown" and TESTS_NEXT.match(text.strip())):
+            kept.append(cell)
+    if solutions:
+        body = "\n\n".join(solutions)
+        fence = ":" * max([3] + [len(m) + 1 for m in re.findall(r"^:+", body, re.M)])
+        kept.append(
+            {
+                "cell_type": "markdown",
+                "metadata": {},
+                "source": f"{fence}{{dropdown}} Solution to Exercise {number}\n"
+                f"{body}\n{fence}",
+            }
+        )
+    return kept
+
+
+def exercises_as_read(cells):
+    """The notebook's cells with every exercise rewritten by `_one_exercise`."""
+    out, done = [], 0
+    for number, first, end in _exercises(cells):
+        out += cells[done:first] + _one_exercise(number, cells[first:end])
+        done = end
+    return out + cells[done:]
 
 
 class FrameWriter:
@@ -95,6 +189,7 @@ def filter_notebook(app, docname, source):
         _strip_nbgrader(cell)
         if cell["cell_type"] == "code":
             _externalize_frames(cell, writer)
+    notebook["cells"] = exercises_as_read(notebook["cells"])
     source[0] = json.dumps(notebook)
 
 
