@@ -180,3 +180,8 @@ def test_pages_show_one_solution_per_exercise(built_book):
         assert shown == numbers, path.name
         printed = re.findall(r'class="cell_output.*?</pre>', html, re.S)
         assert not [p for p in printed if "tests passed" in p], path.name
+        # one number per exercise, in its heading and the page's contents
+        assert not re.search(r"\d\.(</span>)? ?Exercise \d", html), path.name
+        assert "Hide code cell" not in html, (
+            path.name
+        )  # opened folds say what they hide

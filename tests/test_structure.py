@@ -214,6 +214,20 @@ def test_checks_are_folded_and_labelled(path):
     assert unfolded == [], f"unfolded checks in cells {unfolded}"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_fold_says_what_it_folds(path):
+    """A folded cell opens under its own label, never myst-nb's "Show code cell source"
+    (grade and solution cells get theirs from the page build)."""
+    unlabelled = [
+        cell.execution_count
+        for cell in _code_cells(read_notebook(path))
+        if "hide-input" in cell.metadata.get("tags", [])
+        and "nbgrader" not in cell.metadata
+        and not cell.metadata.get("mystnb", {}).get("code_prompt_show")
+    ]
+    assert unlabelled == [], f"folds without a label in cells {unlabelled}"
+
+
 def _is_static_figure(cell):
     return any(
         "image/png" in o.get("data", {}) and "text/html" not in o.get("data", {})

@@ -9,6 +9,8 @@ On `source-read` each chapter notebook is rewritten in memory (the file is untou
   "tests passed" lines left out) and one dropdown "Solution to Exercise N.M" at its
   end that holds the worked solution, the solution code and what it prints, and the
   mark scheme;
+- an opened fold says what closing it hides ("Hide the tests of Exercise 2.2", not
+  myst-nb's "Hide code cell source");
 - the frames of interactive figures move out of the page into image files next to it,
   loaded only when a control selects them, so a chapter stays light on first load.
 """
@@ -46,6 +48,17 @@ def _fold(cell, label):
     if "hide-input" not in tags and "remove-input" not in tags:
         tags.append("hide-input")
     cell["metadata"].setdefault("mystnb", {}).setdefault("code_prompt_show", label)
+
+
+def _hide_label(cell):
+    """The label of an opened fold, from the label that opens it."""
+    mystnb = cell.get("metadata", {}).get("mystnb", {})
+    show = mystnb.get("code_prompt_show")
+    if show and "code_prompt_hide" not in mystnb:
+        if show.startswith("Show "):
+            mystnb["code_prompt_hide"] = "Hide " + show[len("Show ") :]
+        else:  # "Checks: ..."
+            mystnb["code_prompt_hide"] = "Hide the checks"
 
 
 def _strip_nbgrader(cell):
@@ -190,6 +203,8 @@ def filter_notebook(app, docname, source):
         if cell["cell_type"] == "code":
             _externalize_frames(cell, writer)
     notebook["cells"] = exercises_as_read(notebook["cells"])
+    for cell in notebook["cells"]:
+        _hide_label(cell)
     source[0] = json.dumps(notebook)
 
 

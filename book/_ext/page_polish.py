@@ -13,6 +13,8 @@
 - Bibliography entries are list items of their list (axe: aria-required-children).
 - Code folds are announced to screen readers by their visible label ("Show the plotting
   code for Figure 1"), not by myst-nb's "Toggle hidden content".
+- An exercise heading carries its own number only ("Exercise 2.2: ..."), not the section
+  number in front of it ("2.12.2. Exercise 2.2: ..."), in the page and its contents.
 - The book's stylesheet, its small script (book.js: phone drawers, figure sizes) and the
   Live Code status script are added to every page.
 """
@@ -77,13 +79,22 @@ SEARCH_SCRIPTS = re.compile(
 )
 
 
-def _drop_fontawesome_js(app, exception):
-    """The theme's template loads this script directly, so remove it from the pages."""
+# The section number in front of an exercise's own number, in a heading or a contents
+# entry.
+EXERCISE_SECTION_NUMBER = re.compile(
+    r'(?:<span class="section-number">)?\d+(?:\.\d+)*\. (?:</span>)?(?=Exercise \d+\.\d)'
+)
+
+
+def _rewrite_pages(app, exception):
+    """What the theme's templates write: the Font Awesome script they load directly,
+    and the section numbers of the exercise headings in the pages' contents."""
     if exception is not None or app.builder.format != "html":
         return
     for page in Path(app.outdir).rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         slim = FONTAWESOME_JS.sub("", html)
+        slim = EXERCISE_SECTION_NUMBER.sub("", slim)
         if page.name != "search.html" and not app.config.html_theme_options.get(
             "search_as_you_type"
         ):
@@ -94,7 +105,7 @@ def _drop_fontawesome_js(app, exception):
 
 
 def setup(app: Sphinx):
-    app.connect("build-finished", _drop_fontawesome_js)
+    app.connect("build-finished", _rewrite_pages)
     app.connect("html-page-context", _fix_scripts, priority=900)
     app.config.html_static_path.append(str(STATIC))
     app.add_css_file("book.css")
