@@ -267,9 +267,11 @@ def scan_pooled(path, n, length, rerun, base=0):
 
 
 def eval_chain(values, ops):
-    """A chain of comparisons of arrays: true where every element satisfies it."""
+    """A chain of comparisons of arrays (NumPy or torch): true where every element
+    satisfies it."""
     compare = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-    return all(np.all(compare[op](a, b)) for a, op, b in zip(values, ops, values[1:]))
+    results = [compare[op](a, b) for a, op, b in zip(values, ops, values[1:])]
+    return all(bool(r.all()) if hasattr(r, "all") else bool(r) for r in results)
 
 
 def scan(path, firsts, length):
