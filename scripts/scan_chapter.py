@@ -59,8 +59,8 @@ def comparison(test):
     call = isinstance(test, ast.Call) and not test.keywords
     if call and len(test.args) == 1 and ast.unparse(test.func) in ("np.all", "all"):
         test = test.args[0]
-    elif call and not test.args and isinstance(test.func, ast.Attribute):
-        test = test.func.value if test.func.attr == "all" else test
+    elif call and not test.args and ast.unparse(test.func).endswith(".all"):
+        test = test.func.value
     if isinstance(test, ast.Compare) and all(type(op) in OPS for op in test.ops):
         return test
     return None
