@@ -214,6 +214,42 @@ def test_checks_are_folded_and_labelled(path):
     assert unfolded == [], f"unfolded checks in cells {unfolded}"
 
 
+def _asserts_outside_functions(source):
+    """True for code that asserts outside a function body (a function's own checks of
+    its input are part of what it teaches)."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return False
+    definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+    def asserts(node):
+        if isinstance(node, ast.Assert):
+            return True
+        return not isinstance(node, definitions) and any(
+            asserts(child) for child in ast.iter_child_nodes(node)
+        )
+
+    return any(asserts(statement) for statement in body)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_teaching_code_shows_no_assertions(path):
+    """Open code teaches; the assertions that guard its claims sit in the folded
+    "Checks: ..." cell after it (exercise cells, which test the reader, excepted)."""
+    visible = [
+        cell.execution_count
+        for cell in _code_cells(read_notebook(path))
+        if _asserts_outside_functions(cell.source)
+        and "hide-input" not in cell.metadata.get("tags", [])
+        and not (
+            cell.metadata.get("nbgrader", {}).get("grade")
+            or cell.metadata.get("nbgrader", {}).get("solution")
+        )
+    ]
+    assert visible == [], f"assertions in open code cells {visible}"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_fold_says_what_it_folds(path):
     """A folded cell opens under its own label, never myst-nb's "Show code cell source"
