@@ -214,6 +214,12 @@ def test_checks_are_folded_and_labelled(path):
     assert unfolded == [], f"unfolded checks in cells {unfolded}"
 
 
+def _is_exercise_cell(cell):
+    """An nbgrader grade or solution cell: it tests or answers the reader."""
+    nbgrader = cell.metadata.get("nbgrader", {})
+    return bool(nbgrader.get("grade") or nbgrader.get("solution"))
+
+
 def _asserts_outside_functions(source):
     """True for code that asserts outside a function body (a function's own checks of
     its input are part of what it teaches)."""
@@ -242,10 +248,7 @@ def test_teaching_code_shows_no_assertions(path):
         for cell in _code_cells(read_notebook(path))
         if _asserts_outside_functions(cell.source)
         and "hide-input" not in cell.metadata.get("tags", [])
-        and not (
-            cell.metadata.get("nbgrader", {}).get("grade")
-            or cell.metadata.get("nbgrader", {}).get("solution")
-        )
+        and not _is_exercise_cell(cell)
     ]
     assert visible == [], f"assertions in open code cells {visible}"
 
@@ -259,10 +262,7 @@ def test_every_fold_says_what_it_folds(path):
         for cell in _code_cells(read_notebook(path))
         if "hide-input" in cell.metadata.get("tags", [])
         and not cell.metadata.get("mystnb", {}).get("code_prompt_show")
-        and not (
-            cell.metadata.get("nbgrader", {}).get("grade")
-            or cell.metadata.get("nbgrader", {}).get("solution")
-        )
+        and not _is_exercise_cell(cell)
     ]
     assert unlabelled == [], f"folds without a label in cells {unlabelled}"
 
