@@ -11,7 +11,8 @@ import pytest
 
 from conftest import NOTEBOOKS, read_notebook
 
-# What Colab preinstalls and the chapters may import (numba: chapter 09's kernels).
+# What Colab preinstalls and the chapters may import (numba: chapter 09's kernels;
+# transformers: chapter 11's atlas).
 # Colab installs triton with its torch (GPU and CPU runtimes alike).
 RUNTIME = {
     "numpy",
@@ -22,6 +23,7 @@ RUNTIME = {
     "PIL",
     "numba",
     "triton",
+    "transformers",
 }
 
 
