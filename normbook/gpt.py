@@ -1,7 +1,9 @@
-"""The small GPT of chapter 08, M independent copies trained at once, and the n-gram
-yardsticks its losses are read against. scripts/gpt_at_scale.py trains the same code at
-larger sizes."""
+"""The small GPT of chapter 08, M independent copies trained at once; the text it
+learns (docstrings of the standard library) and the n-gram yardsticks its losses are
+read against. scripts/gpt_at_scale.py trains the same code at larger sizes."""
 
+import importlib.util
+import inspect
 import math
 from typing import NamedTuple
 
@@ -30,6 +32,34 @@ class Corpus(NamedTuple):
     @property
     def V(self):
         return len(self.chars)
+
+
+# Docstrings of 31 pure-Python standard-library modules: the module's own docstring,
+# then those of its public functions and classes in alphabetical order.
+DOC_MODULES = [
+    "argparse", "bdb", "cmd", "codecs", "codeop", "datetime", "difflib", "fnmatch",
+    "getopt", "graphlib", "hmac", "io", "json", "linecache", "numbers", "optparse",
+    "pickletools", "pprint", "profile", "pyclbr", "quopri", "runpy", "shelve",
+    "string", "tabnanny", "tarfile", "textwrap", "timeit", "tokenize", "unittest",
+    "zipapp",
+]  # fmt: skip
+
+
+def module_docs(name):
+    # A fresh copy of the module, run from its source: the imported copy may have been
+    # patched by other code (IPython 7, for one, replaces linecache.checkcache).
+    spec = importlib.util.find_spec(name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    docs = [module.__doc__ or ""]
+    for attr in sorted(vars(module)):
+        obj = getattr(module, attr)
+        public = not attr.startswith("_")
+        if public and (inspect.isfunction(obj) or inspect.isclass(obj)):
+            if obj.__module__ == name:
+                docs.append(obj.__doc__ or "")
+    # cleandoc removes the indentation, which Python 3.13 strips at compile time
+    return "\n\n".join(inspect.cleandoc(doc) for doc in docs if doc)
 
 
 def ngram_counter(history, V, n):
