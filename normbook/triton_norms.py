@@ -41,9 +41,14 @@ def _rms_norm_fwd(X, Y, W, Rstd, D, eps, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def _add_pairs(a1, a2, b1, b2):
+    return a1 + b1, a2 + b2
+
+
+@triton.jit
 def _layer_norm_bwd(
-    DY, X, W, Mean, Rstd, DX, DW_part, DB_part, N, D, ROWS: tl.constexpr,
-    BLOCK: tl.constexpr, W_IN_LOOP: tl.constexpr, SPLIT: tl.constexpr,
+    DY, X, W, Mean, Rstd, DX, DW_part, DB_part, N, D, ROWS, BLOCK: tl.constexpr,
+    W_IN_LOOP: tl.constexpr, SPLIT: tl.constexpr,
 ):  # fmt: skip
     # dx = rstd * (w*dy - mean(w*dy) - xhat * mean(w*dy * xhat)), one row at a time;
     # this program's rows also add dy * xhat and dy into its partial sums (registers).
@@ -51,7 +56,10 @@ def _layer_norm_bwd(
     # registers. SPLIT: SPLIT programs share a block of rows, each owning BLOCK of the
     # columns, so that a wide row's arrays fit in registers; each program also reads
     # the rest of every row (its partners read it too: mostly from the cache), but only
-    # for the two row sums.
+    # for the two row sums, and before it loads its own columns, so that the two are
+    # never in registers at once. ROWS is a run-time number, counted by a while loop:
+    # as a compile-time constant (32 at D = 16384) the compiler spilled registers of
+    # the wide rows, and Triton 3.6's interpreter cannot take a run-time range bound.
     pid = tl.program_id(0)
     rows0 = (pid // SPLIT) * ROWS
     part = pid % SPLIT
@@ -60,41 +68,48 @@ def _layer_norm_bwd(
     w = tl.load(W + cols, mask=mask).to(tl.float32)
     dw = tl.zeros([BLOCK], dtype=tl.float32)
     db = tl.zeros([BLOCK], dtype=tl.float32)
-    for i in range(ROWS):
+    i = 0
+    while i < ROWS:
         row = rows0 + i
         start = row.to(tl.int64) * D
         mean = tl.load(Mean + row, mask=row < N, other=0.0)
         rstd = tl.load(Rstd + row, mask=row < N, other=0.0)
-        live = mask & (row < N)  # the last programs may run past the last row
-        x = tl.load(X + start + cols, mask=live, other=0.0).to(tl.float32)
-        dy = tl.load(DY + start + cols, mask=live, other=0.0).to(tl.float32)
-        sum_g, sum_gx = 0.0, 0.0  # the row sums over the partners' columns
+        # The partners' columns, summed elementwise into two arrays of BLOCK (one
+        # reduction per row below takes them with this program's own).
+        part_g = tl.zeros([BLOCK], dtype=tl.float32)
+        part_gx = tl.zeros([BLOCK], dtype=tl.float32)
         for k in tl.static_range(1, SPLIT):
             other = (part + k) % SPLIT * BLOCK + tl.arange(0, BLOCK)
             seen = (other < D) & (row < N)
             ox = tl.load(X + start + other, mask=seen, other=0.0).to(tl.float32)
             og = tl.load(DY + start + other, mask=seen, other=0.0).to(tl.float32)
             og *= tl.load(W + other, mask=other < D, other=0.0).to(tl.float32)
-            sum_g += tl.sum(og, axis=0)
-            sum_gx += tl.sum(og * tl.where(seen, (ox - mean) * rstd, 0.0), axis=0)
+            part_g += og
+            part_gx += og * tl.where(seen, (ox - mean) * rstd, 0.0)
+        live = mask & (row < N)  # the last programs may run past the last row
+        x = tl.load(X + start + cols, mask=live, other=0.0).to(tl.float32)
+        dy = tl.load(DY + start + cols, mask=live, other=0.0).to(tl.float32)
         xhat = tl.where(live, (x - mean) * rstd, 0.0)
         if W_IN_LOOP:
             g = dy * tl.load(W + cols, mask=mask).to(tl.float32)
         else:
             g = dy * w
-        c1 = (tl.sum(g, axis=0) + sum_g) / D
-        c2 = (tl.sum(g * xhat, axis=0) + sum_gx) / D
+        # Both row sums in one reduction: one round of the warps through shared memory.
+        c1, c2 = tl.reduce((g + part_g, g * xhat + part_gx), 0, _add_pairs)
+        c1 /= D
+        c2 /= D
         dx = (g - c1 - xhat * c2) * rstd
         tl.store(DX + start + cols, dx.to(DX.dtype.element_ty), mask=live)
         dw += dy * xhat
         db += dy
+        i += 1
     tl.store(DW_part + (pid // SPLIT) * D + cols, dw, mask=mask)
     tl.store(DB_part + (pid // SPLIT) * D + cols, db, mask=mask)
 
 
 @triton.jit
 def _rms_norm_bwd(
-    DY, X, W, Rstd, DX, DW_part, N, D, ROWS: tl.constexpr, BLOCK: tl.constexpr,
+    DY, X, W, Rstd, DX, DW_part, N, D, ROWS, BLOCK: tl.constexpr,
     W_IN_LOOP: tl.constexpr, SPLIT: tl.constexpr,
 ):  # fmt: skip
     # dx = rstd * (w*dy - xhat * mean(w*dy * xhat)); LayerNorm's without the mean terms.
@@ -105,30 +120,32 @@ def _rms_norm_bwd(
     mask = cols < D
     w = tl.load(W + cols, mask=mask).to(tl.float32)
     dw = tl.zeros([BLOCK], dtype=tl.float32)
-    for i in range(ROWS):
+    i = 0
+    while i < ROWS:
         row = rows0 + i
         start = row.to(tl.int64) * D
         rstd = tl.load(Rstd + row, mask=row < N, other=0.0)
-        live = mask & (row < N)
-        x = tl.load(X + start + cols, mask=live, other=0.0).to(tl.float32)
-        dy = tl.load(DY + start + cols, mask=live, other=0.0).to(tl.float32)
-        sum_gx = 0.0
+        part_gx = tl.zeros([BLOCK], dtype=tl.float32)
         for k in tl.static_range(1, SPLIT):
             other = (part + k) % SPLIT * BLOCK + tl.arange(0, BLOCK)
             seen = (other < D) & (row < N)
             ox = tl.load(X + start + other, mask=seen, other=0.0).to(tl.float32)
             og = tl.load(DY + start + other, mask=seen, other=0.0).to(tl.float32)
             og *= tl.load(W + other, mask=other < D, other=0.0).to(tl.float32)
-            sum_gx += tl.sum(og * ox * rstd, axis=0)
+            part_gx += og * ox * rstd
+        live = mask & (row < N)
+        x = tl.load(X + start + cols, mask=live, other=0.0).to(tl.float32)
+        dy = tl.load(DY + start + cols, mask=live, other=0.0).to(tl.float32)
         xhat = x * rstd
         if W_IN_LOOP:
             g = dy * tl.load(W + cols, mask=mask).to(tl.float32)
         else:
             g = dy * w
-        c2 = (tl.sum(g * xhat, axis=0) + sum_gx) / D
+        c2 = tl.sum(g * xhat + part_gx, axis=0) / D
         dx = (g - xhat * c2) * rstd
         tl.store(DX + start + cols, dx.to(DX.dtype.element_ty), mask=live)
         dw += dy * xhat
+        i += 1
     tl.store(DW_part + (pid // SPLIT) * D + cols, dw, mask=mask)
 
 
@@ -136,14 +153,17 @@ def _rms_norm_bwd(
 def _sum_partials(
     Part, Out, D, P: tl.constexpr, BLOCK_P: tl.constexpr, BLOCK_D: tl.constexpr
 ):
-    # Out[j] = sum over p of Part[p, j]: one program per block of columns.
+    # Out[k, j] = sum over p of Part[k, p, j]: a program per block of columns and k.
+    k = tl.program_id(1)
     cols = tl.program_id(0) * BLOCK_D + tl.arange(0, BLOCK_D)
     acc = tl.zeros([BLOCK_P, BLOCK_D], dtype=tl.float32)
     for p0 in range(0, P, BLOCK_P):
         rows = p0 + tl.arange(0, BLOCK_P)
         mask = (rows[:, None] < P) & (cols[None, :] < D)
-        acc += tl.load(Part + rows[:, None] * D + cols[None, :], mask=mask, other=0.0)
-    tl.store(Out + cols, tl.sum(acc, axis=0).to(Out.dtype.element_ty), mask=cols < D)
+        at = Part + k * P * D + rows[:, None] * D + cols[None, :]
+        acc += tl.load(at, mask=mask, other=0.0)
+    total = tl.sum(acc, axis=0)
+    tl.store(Out + k * D + cols, total.to(Out.dtype.element_ty), mask=cols < D)
 
 
 def _launch_shape(D):
@@ -157,16 +177,18 @@ def _launch_shape(D):
 def _backward_launch(D, layer, num_warps=None, w_in_loop=None, split=None):
     """(BLOCK, warps, W_IN_LOOP, SPLIT) of layer's backward ("layer_norm" or
     "rms_norm"): one program a row, with 8 warps up to 4096 columns and 32 above; w
-    re-read for every row from 8192 columns on; RMSNorm's rows of 16384 split over 2
-    programs of 8 warps. On an H100 these came within 4 % of copy speed of the best
-    choice that scripts/bench_gpu.py sweeps, at every D."""
+    re-read for every row from 8192 columns on; rows of 16384 split over 2 programs,
+    of 16 warps for LayerNorm and 8 for RMSNorm. The best float32 choices on an H200
+    among those scripts/bench_gpu.py sweeps (chapter 10)."""
     row = _launch_shape(D)[0]
     if split is None:
-        split = 2 if layer == "rms_norm" and row >= 16384 else 1
+        split = 2 if row >= 16384 else 1
     split = min(split, row)  # a program owns at least one column
     BLOCK = row // split
-    if num_warps is None:
-        num_warps = 8 if BLOCK <= 4096 or split > 1 else 32
+    if num_warps is None and split > 1:
+        num_warps = 16 if layer == "layer_norm" else 8
+    elif num_warps is None:
+        num_warps = 8 if BLOCK <= 4096 else 32
     if w_in_loop is None:
         w_in_loop = row >= 8192
     return BLOCK, num_warps, w_in_loop, split
@@ -214,9 +236,10 @@ def rms_norm_fwd(x, w, eps=1e-6):
 
 
 def _reduce(part, dtype):
-    P, D = part.shape
-    out = torch.empty(D, device=part.device, dtype=dtype)
-    _sum_partials[(triton.cdiv(D, 64),)](part, out, D, P=P, BLOCK_P=32, BLOCK_D=64)
+    """The partial sums (K, P, D) added up over P, all K arrays in one launch."""
+    K, P, D = part.shape
+    out = torch.empty(K, D, device=part.device, dtype=dtype)
+    _sum_partials[(triton.cdiv(D, 32), K)](part, out, D, P=P, BLOCK_P=64, BLOCK_D=32)
     return out
 
 
@@ -230,13 +253,13 @@ def layer_norm_bwd(dy, x, w, mean, rstd, num_warps=None, w_in_loop=None, split=N
     )
     P = _programs(x)
     dx = torch.empty_like(x)
-    dw_part = torch.empty(P, D, device=x.device, dtype=torch.float32)
-    db_part = torch.empty(P, D, device=x.device, dtype=torch.float32)
+    part = torch.empty(2, P, D, device=x.device, dtype=torch.float32)  # dw, db
     _layer_norm_bwd[(P * split,)](
-        dy, x, w, mean, rstd, dx, dw_part, db_part, N, D, ROWS=triton.cdiv(N, P),
+        dy, x, w, mean, rstd, dx, part[0], part[1], N, D, ROWS=triton.cdiv(N, P),
         BLOCK=BLOCK, W_IN_LOOP=w_in_loop, SPLIT=split, num_warps=warps,
     )  # fmt: skip
-    return dx, _reduce(dw_part, w.dtype), _reduce(db_part, w.dtype)
+    dw, db = _reduce(part, w.dtype)
+    return dx, dw, db
 
 
 def rms_norm_bwd(dy, x, w, rstd, num_warps=None, w_in_loop=None, split=None):
@@ -248,9 +271,9 @@ def rms_norm_bwd(dy, x, w, rstd, num_warps=None, w_in_loop=None, split=None):
     )
     P = _programs(x)
     dx = torch.empty_like(x)
-    dw_part = torch.empty(P, D, device=x.device, dtype=torch.float32)
+    part = torch.empty(1, P, D, device=x.device, dtype=torch.float32)
     _rms_norm_bwd[(P * split,)](
-        dy, x, w, rstd, dx, dw_part, N, D, ROWS=triton.cdiv(N, P),
+        dy, x, w, rstd, dx, part[0], N, D, ROWS=triton.cdiv(N, P),
         BLOCK=BLOCK, W_IN_LOOP=w_in_loop, SPLIT=split, num_warps=warps,
     )  # fmt: skip
-    return dx, _reduce(dw_part, w.dtype)
+    return dx, _reduce(part, w.dtype)[0]

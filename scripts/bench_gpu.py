@@ -140,10 +140,15 @@ def backward_fns(op, x, w, b, dy):
 
 
 def dump(result):
-    """The results as JSON text, one measurement per line (a readable diff)."""
-    head = {k: v for k, v in result.items() if k != "rows"}
-    rows = ",\n".join("  " + json.dumps(row) for row in result["rows"])
-    return json.dumps(head, indent=1)[:-2] + ',\n "rows": [\n' + rows + "\n ]\n}\n"
+    """The results as JSON text, one measurement (or compiled kernel) per line, for a
+    readable diff."""
+    lists = [k for k, v in result.items() if isinstance(v, list)]
+    head = json.dumps({k: v for k, v in result.items() if k not in lists}, indent=1)
+    parts = [head[:-2]]
+    for key in lists:
+        items = ",\n".join("  " + json.dumps(item) for item in result[key])
+        parts.append(f' "{key}": [\n{items}\n ]')
+    return ",\n".join(parts) + "\n}\n"
 
 
 def stored_rows(result):
@@ -160,6 +165,22 @@ def stored_rows(result):
     return rows
 
 
+def stored_kernels(result):
+    """The backward kernels' registers as chapter 10 stores them, float32, rows of
+    8192 and more: (layer, D, warps, W_IN_LOOP, SPLIT, registers per thread, 4-byte
+    words spilled to local memory per thread)."""
+    rows = set()
+    for k in result.get("kernels", []):
+        D = k.get("BLOCK", 0) * k.get("SPLIT", 0)
+        if k["kernel"].endswith("_bwd") and k["dtype"] == "fp32" and D >= 8192:
+            layer = k["kernel"].strip("_").removesuffix("_bwd")
+            rows.add(
+                (layer, D, k["num_warps"], k["W_IN_LOOP"], k["SPLIT"])
+                + (k["registers"], k["spilled_words"])
+            )
+    return sorted(rows)
+
+
 def environment(command):
     info = provenance.environment(command, triton=triton.__version__)
     if not torch.cuda.is_available():
@@ -167,6 +188,39 @@ def environment(command):
             "CPU (Triton interpreter): a check of the script, not a measurement"
         )
     return info
+
+
+def compiled_kernels():
+    """What the compiler made of each Triton kernel launched: its compile-time
+    constants, warps, input type, registers per thread and the local memory per
+    thread in 4-byte words (registers spilled), as the loaded binary reports them."""
+    kernels = [
+        tn._layer_norm_fwd,
+        tn._rms_norm_fwd,
+        tn._layer_norm_bwd,
+        tn._rms_norm_bwd,
+    ]
+    found = []
+    try:
+        for fn in kernels:
+            for cache in fn.device_caches.values():
+                for k in cache[0].values():
+                    k = k.result() if hasattr(k, "result") else k
+                    k._init_handles()
+                    names = {i[0]: v for i, v in k.src.constants.items()}
+                    found.append(
+                        {
+                            "kernel": fn.__name__,
+                            "dtype": k.src.signature["X"].removeprefix("*"),
+                            "num_warps": k.metadata.num_warps,
+                            **{fn.arg_names[i]: v for i, v in sorted(names.items())},
+                            "registers": k.n_regs,
+                            "spilled_words": k.n_spills,
+                        }
+                    )
+    except Exception as error:  # a record of the registers is worth no lost run
+        return {"error": repr(error), "found": found}
+    return found
 
 
 def launch_name(warps, reread, split):
@@ -227,6 +281,9 @@ def run(sizes, elements, calls, repeats, out, command, sweep=sweep, minutes=None
                     )
                 del fwd, bwd, reference
             torch._dynamo.reset()  # one set of compiled graphs at a time
+    if device.type == "cuda":
+        result["kernels"] = compiled_kernels()
+        out.write_text(dump(result))
     return result
 
 

@@ -193,19 +193,20 @@ def test_the_benchmark_script_runs_at_a_tiny_size(tmp_path):
 
 
 def test_the_chapter_shows_the_stored_measurements():
-    """Chapter 10's STORED and STORED_ENV are book/assets/measurements/gpu-h100.json
-    (make bench-gpu's file), row for row."""
+    """Chapter 10's STORED, STORED_ENV and STORED_KERNELS are
+    book/assets/measurements/gpu-h200.json (make bench-gpu's file), row for row."""
     import json
 
     import nbformat
 
     sys.path.insert(0, str(ROOT / "scripts"))
-    from bench_gpu import stored_rows
+    from bench_gpu import stored_kernels, stored_rows
 
-    result = json.loads((ROOT / "book/assets/measurements/gpu-h100.json").read_text())
+    result = json.loads((ROOT / "book/assets/measurements/gpu-h200.json").read_text())
     nb = nbformat.read(ROOT / "notebooks/10-layernorm-gpu.ipynb", as_version=4)
     (cell,) = [c.source for c in nb.cells if c.source.startswith("# The stored")]
     shown = {}
     exec(cell, shown)
     assert shown["STORED_ENV"] == result["environment"]
     assert shown["STORED"] == stored_rows(result)
+    assert shown["STORED_KERNELS"] == stored_kernels(result)
