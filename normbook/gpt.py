@@ -140,6 +140,8 @@ class Norm(nn.Module):
     kind "rms": x / sqrt(mean(x^2) + eps) * gamma            (chapter 04)
     kind "dyt": tanh(alpha * x) * gamma + beta, alpha one learned number per model
     (DyT, Zhu et al. 2025: no statistics at all), starting at alpha0.
+    kind "derf": erf(alpha * x + shift) * gamma + beta, alpha and shift one learned
+    number each per model (Derf, Chen et al. 2025), starting at alpha0 and 0.
     gamma and beta have shape (M, 1, d): one set per model.
     """
 
@@ -148,12 +150,16 @@ class Norm(nn.Module):
         self.kind, self.eps = kind, eps
         self.gamma = nn.Parameter(torch.ones(M, 1, d))
         self.beta = nn.Parameter(torch.zeros(M, 1, d)) if kind != "rms" else None
-        if kind == "dyt":
+        if kind in ("dyt", "derf"):
             self.alpha = nn.Parameter(torch.full((M, 1, 1), float(alpha0)))
+        if kind == "derf":
+            self.shift = nn.Parameter(torch.zeros(M, 1, 1))
 
     def forward(self, x):
         if self.kind == "dyt":
             return torch.tanh(self.alpha * x) * self.gamma + self.beta
+        if self.kind == "derf":
+            return torch.erf(self.alpha * x + self.shift) * self.gamma + self.beta
         if self.kind == "ln":
             x = x - x.mean(-1, keepdim=True)  # population variance below
         x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.gamma
@@ -190,7 +196,7 @@ class Block(nn.Module):
         self.q_norm = Norm("rms", M, d_head) if qk_norm else nn.Identity()
         self.k_norm = Norm("rms", M, d_head) if qk_norm else nn.Identity()
 
-    def attention(self, x, B, T, logits=None):
+    def attention(self, x, B, T, stats=None):
         M, N, d = x.shape
         qkv = (x @ self.w_qkv).view(M, B * T, 3, self.n_heads, d // self.n_heads)
         q, k, v = qkv.unbind(2)  # each (M, B*T, H, d_head)
@@ -199,10 +205,13 @@ class Block(nn.Module):
         q, k, v = (
             z.reshape(M * B, T, self.n_heads, -1).transpose(1, 2) for z in (q, k, v)
         )
-        if logits is not None:  # the largest |q.k| / sqrt(d_head) of each model
-            s = (q @ k.transpose(-1, -2)).abs() / math.sqrt(q.shape[-1])
+        if stats is not None:  # each model's largest logit and mean entropy
+            s = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
             causal = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()
-            logits.append(s.where(causal, 0).flatten(1).amax(1).view(M, B).amax(1))
+            largest = s.abs().where(causal, 0).flatten(1).amax(1).view(M, B)
+            p = s.masked_fill(~causal, -math.inf).softmax(-1)
+            entropy = torch.special.entr(p).sum(-1).mean((1, 2)).view(M, B)
+            stats.append((largest.amax(1), entropy.mean(1)))
         y = F.scaled_dot_product_attention(
             q, k, v, is_causal=True
         )  # softmax(qk/sqrt(dh))v
@@ -211,18 +220,18 @@ class Block(nn.Module):
     def mlp(self, x):
         return F.gelu(x @ self.w_1) @ self.w_2
 
-    def forward(self, x, B, T, logits=None):
-        """`logits`: a list, or None; see GPT.forward."""
+    def forward(self, x, B, T, stats=None):
+        """`stats`: a list, or None; see GPT.forward."""
         if self.placement == "post":
-            x = self.ln_1(x + self.attention(x, B, T, logits))
+            x = self.ln_1(x + self.attention(x, B, T, stats))
             return self.ln_2(x + self.mlp(x))
         if self.placement == "peri":
-            x = x + self.ln_1_out(self.attention(self.ln_1(x), B, T, logits))
+            x = x + self.ln_1_out(self.attention(self.ln_1(x), B, T, stats))
             return x + self.ln_2_out(self.mlp(self.ln_2(x)))
         if self.placement == "reordered":
-            x = x + self.ln_1(self.attention(x, B, T, logits))
+            x = x + self.ln_1(self.attention(x, B, T, stats))
             return x + self.ln_2(self.mlp(x))
-        x = x + self.attention(self.scale * self.ln_1(x), B, T, logits)  # pre, none
+        x = x + self.attention(self.scale * self.ln_1(x), B, T, stats)  # pre, none
         return x + self.mlp(self.scale * self.ln_2(x))
 
 
@@ -232,7 +241,8 @@ class GPT(nn.Module):
     gpt2_init, as GPT-2 (nanoGPT's code): N(0, 0.02^2), the matrices that end a residual
     branch divided by sqrt(2 n_layers), and the head tied to the token embeddings. With
     depth_scaled (pre-norm only), block l multiplies its norms' outputs by 1/sqrt(l):
-    LayerNorm Scaling (Sun et al. 2025)."""
+    LayerNorm Scaling (Sun et al. 2025). With softcap c, the output logits z become
+    c * tanh(z / c), never larger than c (Gemma 2 and 4)."""
 
     def __init__(
         self,
@@ -249,6 +259,7 @@ class GPT(nn.Module):
         depth_scaled=False,
         alpha0=0.5,
         gpt2_init=False,
+        softcap=None,
     ):
         super().__init__()
         if depth_scaled and placement != "pre":
@@ -269,6 +280,7 @@ class GPT(nn.Module):
         use_final = final_norm and placement != "none"
         self.norm_f = norm(d) if use_final else nn.Identity()
         self.head = None if gpt2_init else weight(M, d, V)  # None: tied to tok
+        self.softcap = softcap
         if gpt2_init:
             with torch.no_grad():
                 for w in [self.tok, self.pos] + [b.w_qkv for b in self.blocks]:
@@ -278,11 +290,12 @@ class GPT(nn.Module):
                     for w in (b.w_o, b.w_2):  # the branch's last matrices
                         w.normal_(0, 0.02 / math.sqrt(2 * n_layers))
 
-    def forward(self, idx, streams=None, logits=None):
+    def forward(self, idx, streams=None, stats=None):
         """idx: (M, B, T) symbol indices -> logits (M, B*T, V). If `streams` is a
         list, the residual stream entering each block and the last one are appended;
-        if `logits` is a list, each block's largest attention logit
-        |q.k| / sqrt(d_head), one per model."""
+        if `stats` is a list, a pair for each block, one value per model: its largest
+        attention logit |q.k| / sqrt(d_head) and its attention's entropy (nats, mean
+        over heads and positions)."""
         M, B, T = idx.shape
         flat = idx.reshape(M, B * T, 1).expand(-1, -1, self.tok.shape[-1])
         x = torch.gather(self.tok, 1, flat).view(M, B, T, -1) + self.pos[:, None, :T]
@@ -290,11 +303,14 @@ class GPT(nn.Module):
         for block in self.blocks:
             if streams is not None:
                 streams.append(x)
-            x = block(x, B, T, logits)
+            x = block(x, B, T, stats)
         if streams is not None:
             streams.append(x)
         head = self.tok.transpose(1, 2) if self.head is None else self.head
-        return self.norm_f(x) @ head
+        z = self.norm_f(x) @ head
+        if self.softcap is not None:
+            z = self.softcap * torch.tanh(z / self.softcap)
+        return z
 
 
 def learning_rate(peak, warmup, step, steps):
@@ -317,11 +333,16 @@ def adam_step(model, state, lr, step, b1=0.9, b2=0.98, eps=1e-8):
         p -= lr.view(-1, *[1] * (p.dim() - 1)) * update
 
 
-def loss_per_model(model, x, y):
+def loss_per_model(model, x, y, z_loss=0.0):
+    """Mean cross-entropy of each model; with z_loss, plus z_loss * (log Z)^2 averaged
+    over positions, Z the softmax's normalizer (the z-loss of Chowdhery et al. 2022)."""
     logits = model(x)
     V = logits.shape[-1]
     losses = F.cross_entropy(logits.reshape(-1, V), y.reshape(-1), reduction="none")
-    return losses.view(x.shape[0], -1).mean(1)
+    loss = losses.view(x.shape[0], -1).mean(1)
+    if z_loss:
+        loss = loss + z_loss * logits.logsumexp(-1).square().mean(1)
+    return loss
 
 
 def windows(starts, T, source):
@@ -373,15 +394,18 @@ def train(
     every=25,
     val_windows=64,
     probes=0,
+    z_loss=0.0,
     device="cpu",
     **model,
 ):
-    """Train one model per (lr, warm-up, seed), all at once; `model` holds GPT's other
-    arguments (final_norm, qk_norm, d, n_heads, n_layers). Returns the models, the runs
-    and a record: per-block gradient norms at every step; every `every` steps (and at
-    the last), on `val_windows` windows of the validation text, the same for every
-    model: the validation loss, and for the residual stream entering each block (and
-    the last) its RMS and token_cosine, and each block's largest attention logit; and
+    """Train one model per (lr, warm-up, seed), all at once, on the cross-entropy plus
+    the z-loss (see loss_per_model); `model` holds GPT's other arguments (final_norm,
+    qk_norm, d, n_heads, n_layers, softcap). Returns the models, the runs and a record:
+    per-block gradient norms at every step; every `every` steps (and at the last), on
+    `val_windows` windows of the validation text, the same for every model: the
+    validation loss (cross-entropy alone) and the mean log Z of the output logits; for
+    the residual stream entering each block (and the last) its RMS and token_cosine;
+    each block's largest attention logit and attention entropy (see GPT.forward); and
     for each of the first `probes` updates, what it did (see update_probes)."""
     runs = [(lr, w, s) for lr in lrs for w in warmups for s in seeds]
     kw = dict(placement=placement, kind=kind, context=context, **model)
@@ -403,7 +427,7 @@ def train(
     starts = torch.randint(len(val_data) - context - 1, (val_windows,), generator=g)
     vx, vy = windows(starts.to(device), context, val_data)
     vx, vy = vx.expand(len(runs), -1, -1), vy.expand(len(runs), -1, -1)
-    keys = ["step", "val", "grad", "rms", "cosine", "logit"]
+    keys = ["step", "val", "logz", "grad", "rms", "cosine", "logit", "entropy"]
     state, record = {}, {k: [] for k in keys}
     probes = min(probes, steps)  # an update to probe at each of them
     if probes:
@@ -417,7 +441,7 @@ def train(
         )[member_seed]
         x, y = windows(starts.to(device), context, train_data)
         stacked.zero_grad(set_to_none=True)
-        loss_per_model(stacked, x, y).sum().backward()  # models do not interact
+        loss_per_model(stacked, x, y, z_loss).sum().backward()  # models independent
         record["grad"].append(  # every step: gradient norm of each block, per model
             torch.stack(
                 [
@@ -430,20 +454,21 @@ def train(
         if step % every == 0 or step == steps:  # record, then update
             record["step"].append(step)
             with torch.no_grad():
-                streams, logits = [], []
+                streams, stats = [], []
+                out = stacked(vx, streams, stats)
                 losses = F.cross_entropy(
-                    stacked(vx, streams, logits).reshape(-1, corpus.V),
-                    vy.reshape(-1),
-                    reduction="none",
+                    out.reshape(-1, corpus.V), vy.reshape(-1), reduction="none"
                 )
             record["val"].append(losses.view(len(runs), -1).mean(1))
+            record["logz"].append(out.logsumexp(-1).mean(1))
             record["rms"].append(
                 torch.stack([z.square().mean((1, 2)).sqrt() for z in streams], 1)
             )
             record["cosine"].append(
                 torch.stack([token_cosine(z, context) for z in streams], 1)
             )
-            record["logit"].append(torch.stack(logits, 1))
+            record["logit"].append(torch.stack([s[0] for s in stats], 1))
+            record["entropy"].append(torch.stack([s[1] for s in stats], 1))
         if step < probes:  # the model before the update, for update_probes
             before = [
                 [p.detach().clone() for p in b.parameters()] for b in stacked.blocks

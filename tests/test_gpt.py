@@ -215,27 +215,65 @@ def test_gpt2_init_starts_at_the_uniform_guess():
     assert float(model.blocks[0].w_o.detach().std()) < 0.02 / math.sqrt(8) * 1.2
 
 
-def test_the_largest_attention_logit():
-    """The recorded logit is max |q.k| / sqrt(d_head) over the causal pairs, computed
-    here from the weights; with QK-norm and unit gains it is at most sqrt(d_head)."""
+def test_the_attention_stats():
+    """The recorded logit is max |q.k| / sqrt(d_head) over the causal pairs and the
+    entropy that of each query's softmax over its causal keys, both computed here from
+    the weights; with QK-norm and unit gains the logit is at most sqrt(d_head)."""
     torch.manual_seed(0)
     model = GPT(2, 10, "pre", d=16, n_heads=2, n_layers=2, context=5)
     idx = torch.randint(0, 10, (2, 3, 5))
-    logits, streams = [], []
+    stats, streams = [], []
     with torch.no_grad():
-        model(idx, streams, logits)
+        model(idx, streams, stats)
         block, x = model.blocks[0], streams[0]
         q, k, _ = (block.ln_1(x) @ block.w_qkv).view(2, 3, 5, 3, 2, 8).unbind(3)
         s = torch.einsum("mbihd,mbjhd->mbhij", q, k) / math.sqrt(8)
         causal = torch.ones(5, 5).tril().bool()
-        expected = s.abs().where(causal, 0).amax((1, 2, 3, 4))
-    torch.testing.assert_close(logits[0], expected)
+        largest = s.abs().where(causal, 0).amax((1, 2, 3, 4))
+        p = s.masked_fill(~causal, float("-inf")).softmax(-1)
+        logp = p.clamp(min=1e-30).log()
+        entropy = -(p * logp).sum(-1).mean((1, 2, 3))
+    torch.testing.assert_close(stats[0][0], largest)
+    torch.testing.assert_close(stats[0][1], entropy)
+    assert ((entropy > 0) & (entropy < math.log(5))).all()
     big = GPT(2, 10, "pre", qk_norm=True, d=16, n_heads=2, n_layers=2, context=5)
     with torch.no_grad():
         big.blocks[0].w_qkv *= 100
         bounded = []
         big(idx, None, bounded)
-    assert all((b <= math.sqrt(8) + 1e-5).all() for b in bounded)
+    assert all((b[0] <= math.sqrt(8) + 1e-5).all() for b in bounded)
+
+
+def test_derf_softcap_and_z_loss():
+    """Derf is erf(alpha x + shift) gamma + beta; a soft-capped head never exceeds its
+    cap and equals the plain head where the logits are small; the z-loss adds
+    z_loss * mean (log Z)^2 to the cross-entropy."""
+    from normbook.gpt import Norm, loss_per_model
+
+    norm = Norm("derf", 2, 6, alpha0=0.7)
+    with torch.no_grad():
+        norm.shift += 0.3
+        norm.gamma.normal_()
+        norm.beta.normal_()
+    x = torch.randn(2, 5, 6)
+    expected = torch.erf(0.7 * x + 0.3) * norm.gamma + norm.beta
+    torch.testing.assert_close(norm(x), expected)
+    idx = torch.randint(0, 10, (2, 3, 5))
+    torch.manual_seed(0)
+    plain = GPT(2, 10, "pre", d=16, n_heads=2, n_layers=1, context=5)
+    torch.manual_seed(0)
+    capped = GPT(2, 10, "pre", d=16, n_heads=2, n_layers=1, context=5, softcap=2.0)
+    with torch.no_grad():
+        z, zc = plain(idx), capped(idx)
+    assert zc.abs().max() < 2.0 and z.abs().max() > 2.0
+    torch.testing.assert_close(zc, 2.0 * torch.tanh(z / 2.0))
+    y = torch.randint(0, 10, (2, 3, 5))
+    with torch.no_grad():
+        logz = plain(idx).logsumexp(-1).square().mean(1)
+        torch.testing.assert_close(
+            loss_per_model(plain, idx, y, 1e-2),
+            loss_per_model(plain, idx, y) + 1e-2 * logz,
+        )
 
 
 def test_token_cosine_sees_rank_collapse():
