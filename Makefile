@@ -11,7 +11,7 @@ PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=25
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
-	grade collect test-triton bench-gpu gpt-at-scale
+	grade collect test-triton bench-gpu gpt-at-scale placements-at-depth
 
 help:
 	@echo "make book     build the HTML book into _build/html (in .venv-book, env/book.txt: no torch)"
@@ -29,6 +29,7 @@ help:
 	@echo "make test-triton                chapter 10 and its Triton kernels (interpreter)"
 	@echo "make bench-gpu                  measure them on a GPU (PYTHON with CUDA torch, triton)"
 	@echo "make gpt-at-scale               chapter 08's GPT at larger sizes (a GPU: about 12 minutes)"
+	@echo "make placements-at-depth        chapter 13's sweep at 12 blocks (one CPU core: about 30 minutes)"
 	@echo "make format   format and lint-fix the code: notebooks, normbook, scripts, tests (ruff)"
 	@echo "make sync     write normbook/'s shared code into the chapters' synced cells"
 	@echo "make check-seeds NB=notebooks/x.ipynb   run a chapter with two other seed lists"
@@ -157,6 +158,11 @@ gpt-at-scale:
 	$(PYTHON) scripts/gpt_at_scale.py --out book/assets/measurements/gpt-scale-$(GPU_NAME).json
 	$(PYTHON) scripts/gpt_at_scale.py --sizes medium-2,medium-4,medium-16 \
 		--out book/assets/measurements/gpt-depth-$(GPU_NAME).json
+
+# Chapter 13's stored sweep: five placements at 12 blocks, on one CPU core.
+placements-at-depth: $(STAMP)
+	OMP_NUM_THREADS=1 $(BIN)/python scripts/placements_at_depth.py \
+		--out book/assets/measurements/placements-at-depth.json
 
 # Opt-in: chapter 07 at the papers' step counts (FULL_SCALE = True), executed as a copy.
 full-scale: $(STAMP) data

@@ -311,3 +311,57 @@ def test_the_chapter_shows_the_stored_runs():
     sizes = {k: v for r in results for k, v in stored_finals(r)[0].items()}
     assert shown["STORED_SIZES"] == sizes
     assert shown["STORED"] == [row for r in results for row in stored_finals(r)[1]]
+
+
+def check_depth_sweep(result, n_layers, models):
+    assert {"date", "command", "python", "torch"} <= set(result["environment"])
+    assert result["environment"]["command"].startswith("python scripts/placements_at")
+    s = result["yardsticks"]
+    assert s["uniform"] > s["unigram"] > s["bigram"] > s["trigram"] > 0
+    assert result["model"]["n_layers"] == n_layers
+    placements = result["placements"]
+    assert list(placements) == ["post", "pre", "peri", "reordered", "LN scaling"]
+    for r in placements.values():
+        assert len(r["runs"]) == len(r["val"]) == len(r["grad"]) == models
+        assert r["steps"][0] == 0 and r["steps"][-1] == result["model"]["steps"]
+        assert all(len(curve) == len(r["steps"]) for curve in r["val"])
+        assert all(curve[0] > s["unigram"] for curve in r["val"])  # untrained
+        assert all(
+            len(g) == len(lg) == n_layers for g, lg in zip(r["grad"], r["logit"])
+        )
+
+
+def test_the_depth_script_runs_at_a_tiny_size(tmp_path):
+    """scripts/placements_at_depth.py --tiny: every placement, a few steps (a check of
+    the script, not a result)."""
+    out = tmp_path / "tiny.json"
+    script = ROOT / "scripts" / "placements_at_depth.py"
+    subprocess.run([sys.executable, script, "--tiny", "--out", out], check=True)
+    check_depth_sweep(json.loads(out.read_text()), n_layers=3, models=1)
+
+
+def test_chapter_13_shows_the_stored_depth_sweep():
+    """The stored sweep is complete (five placements, six rates, three seeds, 12
+    blocks), and chapter 13's DEPTH_* literals are that file, number for number."""
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from placements_at_depth import stored_table
+
+    result = json.loads((STORED / "placements-at-depth.json").read_text())
+    check_depth_sweep(result, n_layers=12, models=18)
+    nb = nbformat.read(ROOT / "notebooks/13-instability.ipynb", as_version=4)
+    first = "# The stored sweep (book/"
+    (cell,) = [c.source for c in nb.cells if c.source.startswith(first)]
+    shown = {}
+    exec(cell, shown)
+    lrs, final, grad = stored_table(result)
+    assert shown["DEPTH_ENV"] == result["environment"]
+    assert shown["DEPTH_TEXT_SHA256"] == result["text_sha256"]
+    assert shown["DEPTH_MODEL"] == result["model"]
+    assert shown["DEPTH_YARD"] == result["yardsticks"]
+    assert (shown["DEPTH_LRS"], shown["DEPTH_FINAL"], shown["DEPTH_GRAD"]) == (
+        lrs,
+        final,
+        grad,
+    )

@@ -1,0 +1,103 @@
+"""Chapter 13's deep sweep: chapter 11's five placements in chapter 08's GPT at 12
+blocks, at six peak learning rates over three seeds, on the chapter's text.
+
+  python scripts/placements_at_depth.py --out FILE           (one CPU core: ~30 minutes)
+  python scripts/placements_at_depth.py --out FILE --tiny    (a check of the script)
+
+Each placement trains its 18 models at once with normbook/gpt.py's train: width 32,
+four heads, 12 blocks, 400 steps of 16 windows of 32 characters, 40 of them warm-up.
+The JSON holds, per placement and model, the validation loss every 25 steps, each
+block's gradient norm averaged over the last 50 steps and each block's largest attention
+logit at the end; with the environment, the text's checksum and its yardsticks.
+"""
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import torch  # noqa: E402
+
+import provenance  # noqa: E402
+from normbook.gpt import DOC_MODULES, Corpus, module_docs, train, yardsticks  # noqa: E402
+
+PLACEMENTS = {  # name: (placement, depth_scaled)
+    "post": ("post", False),
+    "pre": ("pre", False),
+    "peri": ("peri", False),
+    "reordered": ("reordered", False),
+    "LN scaling": ("pre", True),
+}
+FULL = dict(
+    n_layers=12, steps=400, warmup=40, lrs=[1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1],
+    seeds=[0, 1, 2],
+)  # fmt: skip
+TINY = dict(n_layers=3, steps=4, warmup=1, lrs=[1e-2], seeds=[0])
+
+
+def run(size, out, command):
+    text = "\n\n".join(module_docs(name) for name in DOC_MODULES)
+    corpus = Corpus.of(text)
+    result = {
+        "environment": provenance.environment(command),
+        "text_sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "yardsticks": yardsticks(corpus),
+        "model": dict(d=32, n_heads=4, batch=16, context=32, **size),
+        "placements": {},
+    }
+    steps, last = size["steps"], min(50, size["steps"])
+    for name, (placement, scaled) in PLACEMENTS.items():
+        start = time.perf_counter()
+        _, runs, record = train(
+            corpus, placement, "ln", size["lrs"], [size["warmup"]], size["seeds"],
+            steps, every=max(1, steps // 16), n_layers=size["n_layers"],
+            depth_scaled=scaled,
+        )  # fmt: skip
+        result["placements"][name] = {
+            "seconds": round(time.perf_counter() - start, 1),
+            "steps": record["step"].tolist(),
+            "runs": [[lr, seed] for lr, _, seed in runs],
+            "val": [[round(float(v), 4) for v in row] for row in record["val"].T],
+            "grad": [  # (model, block): mean over the last steps
+                [round(float(v), 5) for v in row]
+                for row in record["grad"][-last:].mean(0)
+            ],
+            "logit": [[round(float(v), 2) for v in row] for row in record["logit"][-1]],
+        }
+        finals = " ".join(f"{float(v):.2f}" for v in record["val"][-1])
+        print(f"{name:11s} {time.perf_counter() - start:6.1f} s: {finals}", flush=True)
+        out.write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def stored_table(result):
+    """The sweep as chapter 13 stores it: the rates, and per placement the final
+    validation loss of every (rate, seed), rates outer, and each block's gradient norm
+    for every seed at the rate 0.01."""
+    lrs, seeds = result["model"]["lrs"], result["model"]["seeds"]
+    final, grad = {}, {}
+    for name, r in result["placements"].items():
+        finals = {tuple(run): curve[-1] for run, curve in zip(r["runs"], r["val"])}
+        final[name] = [[finals[lr, s] for s in seeds] for lr in lrs]
+        grad[name] = [g for (lr, _), g in zip(r["runs"], r["grad"]) if lr == 1e-2]
+    return lrs, final, grad
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    parser.add_argument("--tiny", action="store_true", help="check the script only")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    argv = [Path(a).name if a == str(args.out) else a for a in sys.argv[1:]]
+    command = "python scripts/placements_at_depth.py " + " ".join(argv)
+    run(TINY if args.tiny else FULL, args.out, command)
+
+
+if __name__ == "__main__":
+    main()
