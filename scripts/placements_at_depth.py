@@ -38,6 +38,7 @@ FULL = dict(
     seeds=[0, 1, 2],
 )  # fmt: skip
 TINY = dict(n_layers=3, steps=4, warmup=1, lrs=[1e-2], seeds=[0])
+MODEL = dict(d=32, n_heads=4, batch=16, context=32)  # chapter 08's, at every depth
 
 
 def run(size, out, command):
@@ -47,7 +48,7 @@ def run(size, out, command):
         "environment": provenance.environment(command),
         "text_sha256": hashlib.sha256(text.encode()).hexdigest(),
         "yardsticks": yardsticks(corpus),
-        "model": dict(d=32, n_heads=4, batch=16, context=32, **size),
+        "model": dict(MODEL, **size),
         "placements": {},
     }
     steps, last = size["steps"], min(50, size["steps"])
@@ -56,7 +57,7 @@ def run(size, out, command):
         _, runs, record = train(
             corpus, placement, "ln", size["lrs"], [size["warmup"]], size["seeds"],
             steps, every=max(1, steps // 16), n_layers=size["n_layers"],
-            depth_scaled=scaled,
+            depth_scaled=scaled, **MODEL,
         )  # fmt: skip
         result["placements"][name] = {
             "seconds": round(time.perf_counter() - start, 1),
