@@ -245,8 +245,8 @@ def test_the_attention_stats():
 
 
 def test_derf_softcap_and_z_loss():
-    """Derf is erf(alpha x + shift) gamma + beta; a soft-capped head never exceeds its
-    cap and equals the plain head where the logits are small; the z-loss adds
+    """Derf is erf(alpha x + shift) gamma + beta; a soft-capped head gives c tanh(z / c)
+    of the plain head's logits z, never beyond its cap; the z-loss adds
     z_loss * mean (log Z)^2 to the cross-entropy."""
     from normbook.gpt import Norm, loss_per_model
 
