@@ -29,7 +29,7 @@ help:
 	@echo "make test-triton                chapter 10 and its Triton kernels (interpreter)"
 	@echo "make bench-gpu                  measure them on a GPU (PYTHON with CUDA torch, triton)"
 	@echo "make gpt-at-scale               chapter 08's GPT at larger sizes (a GPU: about 12 minutes)"
-	@echo "make placements-at-depth        chapter 13's sweep at 12 blocks (one CPU core: about 30 minutes)"
+	@echo "make placements-at-depth        chapter 13's sweep at 12 blocks (3 parts x 30 min a core; -j3)"
 	@echo "make format   format and lint-fix the code: notebooks, normbook, scripts, tests (ruff)"
 	@echo "make sync     write normbook/'s shared code into the chapters' synced cells"
 	@echo "make check-seeds NB=notebooks/x.ipynb   run a chapter with two other seed lists"
@@ -159,10 +159,16 @@ gpt-at-scale:
 	$(PYTHON) scripts/gpt_at_scale.py --sizes medium-2,medium-4,medium-16 \
 		--out book/assets/measurements/gpt-depth-$(GPU_NAME).json
 
-# Chapter 13's stored sweep: five placements at 12 blocks, on one CPU core.
-placements-at-depth: $(STAMP)
-	OMP_NUM_THREADS=1 $(BIN)/python scripts/placements_at_depth.py \
+# Chapter 13's stored sweep: five placements at 12 blocks, nine seeds in three parts of
+# one CPU core each (side by side with make -j3), merged.
+DEPTH_PARTS := $(foreach s,0-2 3-5 6-8,_build/depth/seeds-$(s).json)
+placements-at-depth: $(DEPTH_PARTS)
+	$(BIN)/python scripts/placements_at_depth.py --merge $^ \
 		--out book/assets/measurements/placements-at-depth.json
+
+_build/depth/seeds-%.json: $(STAMP)
+	mkdir -p _build/depth
+	OMP_NUM_THREADS=1 $(BIN)/python scripts/placements_at_depth.py --seeds $* --out $@
 
 # Opt-in: chapter 07 at the papers' step counts (FULL_SCALE = True), executed as a copy.
 full-scale: $(STAMP) data

@@ -1,10 +1,14 @@
 """Chapter 13's deep sweep: chapter 11's five placements in chapter 08's GPT at 12
-blocks, at six peak learning rates over three seeds, on the chapter's text.
+blocks, at six peak learning rates over nine seeds, on the chapter's text.
 
-  python scripts/placements_at_depth.py --out FILE           (one CPU core: ~30 minutes)
-  python scripts/placements_at_depth.py --out FILE --tiny    (a check of the script)
+  python scripts/placements_at_depth.py --out FILE              (one core: ~90 minutes)
+  python scripts/placements_at_depth.py --seeds 3-5 --out FILE  (three of the seeds)
+  python scripts/placements_at_depth.py --merge A B C --out FILE
+  python scripts/placements_at_depth.py --tiny --out FILE       (a check of the script)
 
-Each placement trains its 18 models at once with normbook/gpt.py's train: width 32,
+Every model depends on its own seed alone, so the seeds can run in separate processes,
+one core each, and be merged: the merged file lists each part's environment and seeds.
+Each placement trains its models at once with normbook/gpt.py's train: width 32,
 four heads, 12 blocks, 400 steps of 16 windows of 32 characters, 40 of them warm-up.
 The JSON holds, per placement and model, the validation loss every 25 steps, each
 block's gradient norm averaged over the last 50 steps and each block's largest attention
@@ -35,9 +39,9 @@ PLACEMENTS = {  # name: (placement, depth_scaled)
 }
 FULL = dict(
     n_layers=12, steps=400, warmup=40, lrs=[1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1],
-    seeds=[0, 1, 2],
+    seeds=list(range(9)),
 )  # fmt: skip
-TINY = dict(n_layers=3, steps=4, warmup=1, lrs=[1e-2], seeds=[0])
+TINY = dict(n_layers=3, steps=4, warmup=1, lrs=[1e-2], seeds=[0, 1])
 MODEL = dict(d=32, n_heads=4, batch=16, context=32)  # chapter 08's, at every depth
 
 
@@ -76,6 +80,39 @@ def run(size, out, command):
     return result
 
 
+def merge(parts, command):
+    """One sweep from parts that ran other seeds of the same sweep."""
+    first = parts[0]
+    for part in parts[1:]:
+        for key in ["text_sha256", "yardsticks"]:
+            assert part[key] == first[key], f"the parts differ in {key}"
+        same = {k: v for k, v in part["model"].items() if k != "seeds"}
+        assert same == {k: v for k, v in first["model"].items() if k != "seeds"}
+    seeds = sorted(s for part in parts for s in part["model"]["seeds"])
+    assert len(set(seeds)) == len(seeds), "a seed is in two parts"
+    merged = {
+        "environment": dict(
+            provenance.environment(command),
+            parts=[dict(p["environment"], seeds=p["model"]["seeds"]) for p in parts],
+        ),
+        "text_sha256": first["text_sha256"],
+        "yardsticks": first["yardsticks"],
+        "model": dict(first["model"], seeds=seeds),
+        "placements": {},
+    }
+    for name in first["placements"]:
+        runs = [p["placements"][name] for p in parts]
+        merged["placements"][name] = {
+            "seconds": round(sum(r["seconds"] for r in runs), 1),
+            "steps": runs[0]["steps"],
+            **{
+                k: [row for r in runs for row in r[k]]
+                for k in ["runs", "val", "grad", "logit"]
+            },
+        }
+    return merged
+
+
 def stored_table(result):
     """The sweep as chapter 13 stores it: the rates, and per placement the final
     validation loss of every (rate, seed), rates outer, and each block's gradient norm
@@ -93,11 +130,23 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
     parser.add_argument("--tiny", action="store_true", help="check the script only")
+    parser.add_argument("--seeds", help="run only these seeds of the sweep, e.g. 3-5")
+    parser.add_argument("--merge", nargs="+", type=Path, help="parts to merge")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    argv = [Path(a).name if a == str(args.out) else a for a in sys.argv[1:]]
+    argv = [Path(a).name if a.endswith(".json") else a for a in sys.argv[1:]]
     command = "python scripts/placements_at_depth.py " + " ".join(argv)
-    run(TINY if args.tiny else FULL, args.out, command)
+    if args.merge:
+        parts = [json.loads(path.read_text()) for path in args.merge]
+        args.out.write_text(json.dumps(merge(parts, command), indent=1) + "\n")
+        return
+    size = TINY if args.tiny else FULL
+    if args.seeds:
+        low, _, high = args.seeds.partition("-")
+        seeds = list(range(int(low), int(high or low) + 1))
+        assert set(seeds) <= set(size["seeds"]), f"the sweep's seeds: {size['seeds']}"
+        size = dict(size, seeds=seeds)
+    run(size, args.out, command)
 
 
 if __name__ == "__main__":

@@ -337,11 +337,34 @@ def test_the_depth_script_runs_at_a_tiny_size(tmp_path):
     out = tmp_path / "tiny.json"
     script = ROOT / "scripts" / "placements_at_depth.py"
     subprocess.run([sys.executable, script, "--tiny", "--out", out], check=True)
-    check_depth_sweep(json.loads(out.read_text()), n_layers=3, models=1)
+    check_depth_sweep(json.loads(out.read_text()), n_layers=3, models=2)
+
+
+def test_the_depth_sweep_merges_seeds_run_apart(tmp_path):
+    """Each seed run in its own process, then merged: the same numbers as one run of
+    both seeds (each model depends on its own seed alone), with each part's
+    environment and seeds listed."""
+    script = ROOT / "scripts" / "placements_at_depth.py"
+    run = [sys.executable, script, "--tiny", "--out"]
+    parts = [tmp_path / f"seed-{s}.json" for s in (0, 1)]
+    for s, part in enumerate(parts):
+        subprocess.run([*run, part, "--seeds", str(s)], check=True)
+    merged, whole = tmp_path / "merged.json", tmp_path / "whole.json"
+    subprocess.run([*run, merged, "--merge", *parts], check=True)
+    subprocess.run([*run, whole], check=True)
+    merged, whole = (json.loads(f.read_text()) for f in (merged, whole))
+    check_depth_sweep(merged, n_layers=3, models=2)
+    assert [p["seeds"] for p in merged["environment"]["parts"]] == [[0], [1]]
+    assert merged["model"] == whole["model"]
+    for name, r in whole["placements"].items():
+        m = merged["placements"][name]
+        assert m["runs"] == r["runs"]
+        for key in ["val", "grad", "logit"]:
+            assert m[key] == r[key], (name, key)
 
 
 def test_chapter_13_shows_the_stored_depth_sweep():
-    """The stored sweep is complete (five placements, six rates, three seeds, 12
+    """The stored sweep is complete (five placements, six rates, nine seeds, 12
     blocks), and chapter 13's DEPTH_* literals are that file, number for number."""
     import nbformat
 
@@ -349,7 +372,7 @@ def test_chapter_13_shows_the_stored_depth_sweep():
     from placements_at_depth import stored_table
 
     result = json.loads((STORED / "placements-at-depth.json").read_text())
-    check_depth_sweep(result, n_layers=12, models=18)
+    check_depth_sweep(result, n_layers=12, models=54)
     nb = nbformat.read(ROOT / "notebooks/13-instability.ipynb", as_version=4)
     first = "# The stored sweep (book/"
     (cell,) = [c.source for c in nb.cells if c.source.startswith(first)]
