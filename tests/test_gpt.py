@@ -331,18 +331,10 @@ def check_depth_sweep(result, n_layers, models):
         )
 
 
-def test_the_depth_script_runs_at_a_tiny_size(tmp_path):
-    """scripts/placements_at_depth.py --tiny: every placement, a few steps (a check of
-    the script, not a result)."""
-    out = tmp_path / "tiny.json"
-    script = ROOT / "scripts" / "placements_at_depth.py"
-    subprocess.run([sys.executable, script, "--tiny", "--out", out], check=True)
-    check_depth_sweep(json.loads(out.read_text()), n_layers=3, models=2)
-
-
 def test_the_depth_sweep_merges_seeds_run_apart(tmp_path):
-    """Each seed run in its own process, then merged: the same numbers as one run of
-    both seeds (each model depends on its own seed alone), with each part's
+    """scripts/placements_at_depth.py --tiny (every placement, a few steps: a check of
+    the script, not a result), run whole and one seed per process, then merged: the
+    same numbers (each model depends on its own seed alone), with each part's
     environment and seeds listed."""
     script = ROOT / "scripts" / "placements_at_depth.py"
     run = [sys.executable, script, "--tiny", "--out"]
@@ -353,6 +345,7 @@ def test_the_depth_sweep_merges_seeds_run_apart(tmp_path):
     subprocess.run([*run, merged, "--merge", *parts], check=True)
     subprocess.run([*run, whole], check=True)
     merged, whole = (json.loads(f.read_text()) for f in (merged, whole))
+    check_depth_sweep(whole, n_layers=3, models=2)
     check_depth_sweep(merged, n_layers=3, models=2)
     assert [p["seeds"] for p in merged["environment"]["parts"]] == [[0], [1]]
     assert merged["model"] == whole["model"]
