@@ -27,6 +27,13 @@ the first window's re-run cells must print exactly what the chapter stores. --ba
 starts the seeds at B, so that two halves of a long scan run side by side (--pooled 104
 and --pooled 104 --base 100: the windows from 0 to 99 and from 100 to 199).
 
+A pooled run trains hundreds of models at once, and each step allocates tensors of many
+MiB. glibc's malloc returns them to the system and faults them in again page by page,
+which took half the CPU time of chapter 13's lab at --pooled 102 (as much in the kernel as
+in the program). jemalloc told to keep freed memory takes almost none of it:
+LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=oversize_threshold:0,dirty_decay_ms:-1,
+muzzy_decay_ms:-1 (no spaces; 7.7 GB resident for that run).
+
 scripts/scan_seeds.py scans one cell, with any expression reported.
 """
 
