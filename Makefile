@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BOOK_FLAGS := -W -n --keep-going
-STYLED := normbook scripts tests book/_ext notebooks
+STYLED := normbook grading upkeep measure tests book/_ext notebooks
 PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=25
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
@@ -30,7 +30,7 @@ help:
 	@echo "make bench-gpu                  measure them on a GPU (PYTHON with CUDA torch, triton)"
 	@echo "make gpt-at-scale               chapter 08's GPT at larger sizes (a GPU: about 12 minutes)"
 	@echo "make placements-at-depth        chapter 13's sweep at 12 blocks (3 parts x 30 min a core; -j3)"
-	@echo "make format   format and lint-fix the code: notebooks, normbook, scripts, tests (ruff)"
+	@echo "make format   format and lint-fix the code: notebooks, normbook, packages, tests (ruff)"
 	@echo "make sync     write normbook/'s shared code into the chapters' synced cells"
 	@echo "make check-seeds NB=notebooks/x.ipynb   run a chapter with two other seed lists"
 	@echo "make full-scale                 chapter 07 at the papers' step counts (about an hour)"
@@ -72,10 +72,10 @@ book: $(BOOK_VENV)/.installed
 	@echo "  View the site: $(PYTHON) -m http.server -d _build/html 8000, then open http://localhost:8000"
 
 data: $(STAMP)
-	$(BIN)/python scripts/fetch_mnist.py
+	$(BIN)/python -m upkeep.fetch_mnist
 
 browser:
-	@bash scripts/ensure_browser.sh
+	@bash upkeep/ensure_browser.sh
 
 # nbval (strict) runs each notebook alone in an empty folder, as Colab would open it.
 # Two notebooks run at once, so each kernel gets one thread (two would oversubscribe 2 cores).
@@ -150,73 +150,73 @@ test-triton: $(TRITON_VENV)/.installed $(COLAB_TRITON_VENV)/.installed
 # the file; the JSON records the device, driver, versions, date and command).
 GPU_NAME ?= h100
 bench-gpu:
-	$(PYTHON) scripts/bench_gpu.py --out book/assets/measurements/gpu-$(GPU_NAME).json
+	$(PYTHON) -m measure.bench_gpu --out book/assets/measurements/gpu-$(GPU_NAME).json
 
 # On a machine with a GPU: chapter 08's GPT (normbook/gpt.py) at larger sizes and depths,
 # stored as data beside the device, versions, date and command.
 gpt-at-scale:
-	$(PYTHON) scripts/gpt_at_scale.py --out book/assets/measurements/gpt-scale-$(GPU_NAME).json
-	$(PYTHON) scripts/gpt_at_scale.py --sizes medium-2,medium-4,medium-16 \
+	$(PYTHON) -m measure.gpt_at_scale --out book/assets/measurements/gpt-scale-$(GPU_NAME).json
+	$(PYTHON) -m measure.gpt_at_scale --sizes medium-2,medium-4,medium-16 \
 		--out book/assets/measurements/gpt-depth-$(GPU_NAME).json
 
 # Chapter 13's stored sweep: five placements at 12 blocks, nine seeds in three parts of
 # one CPU core each (side by side with make -j3), merged.
 DEPTH_PARTS := $(foreach s,0-2 3-5 6-8,_build/depth/seeds-$(s).json)
 placements-at-depth: $(DEPTH_PARTS)
-	$(BIN)/python scripts/placements_at_depth.py --merge $^ \
+	$(BIN)/python -m measure.placements_at_depth --merge $^ \
 		--out book/assets/measurements/placements-at-depth.json
 
 _build/depth/seeds-%.json: $(STAMP)
 	mkdir -p _build/depth
-	OMP_NUM_THREADS=1 $(BIN)/python scripts/placements_at_depth.py --seeds $* --out $@
+	OMP_NUM_THREADS=1 $(BIN)/python -m measure.placements_at_depth --seeds $* --out $@
 
 # Opt-in: chapter 07 at the papers' step counts (FULL_SCALE = True), executed as a copy.
 full-scale: $(STAMP) data
-	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python scripts/run_variant.py full-scale
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python -m upkeep.variant full-scale
 
 format: $(STAMP)
 	$(BIN)/ruff format $(STYLED)
 	$(BIN)/ruff check --fix $(STYLED)
 
 execute: $(STAMP)
-	MNIST_DIR=$(CURDIR)/data/mnist $(BIN)/python scripts/execute_notebooks.py $(NB)
+	MNIST_DIR=$(CURDIR)/data/mnist $(BIN)/python -m upkeep.execute $(NB)
 
 # The reader copies that `make book` writes, copied once into _build/lab/.
 lab: $(STAMP) book
-	$(BIN)/python scripts/lab.py
+	$(BIN)/python -m upkeep.lab
 
 student: $(STAMP)
-	$(BIN)/python scripts/make_student.py
+	$(BIN)/python -m grading.handouts
 
 # Every assertion of a chapter must hold for other seeds: NB=notebooks/x.ipynb [FIRST="9001 123456"]
 check-seeds: $(STAMP) data
-	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python scripts/run_variant.py seeds $(NB) $(FIRST)
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python -m upkeep.variant seeds $(NB) $(FIRST)
 
 check-submissions: $(STAMP)
-	$(BIN)/python scripts/check_submissions.py $(RELEASED) $(SUBMITTED)
+	$(BIN)/python -m grading.scan $(RELEASED) $(SUBMITTED)
 
 # Grade an nbgrader course's submissions, the checks apart from the student's code:
 # make grade COURSE=path/to/course ASSIGNMENT=03-layernorm-backward [JOBS=2]
 JOBS ?= 1
 grade: $(STAMP)
-	OMP_NUM_THREADS=1 $(BIN)/python scripts/grade.py --course $(COURSE) $(ASSIGNMENT) --jobs $(JOBS)
+	OMP_NUM_THREADS=1 $(BIN)/python -m grading.grade --course $(COURSE) $(ASSIGNMENT) --jobs $(JOBS)
 
 # Put an LMS download (a folder or zip of notebooks, however renamed) into COURSE/submitted/
 collect: $(STAMP)
-	$(BIN)/python scripts/collect.py $(COURSE) $(DOWNLOAD)
+	$(BIN)/python -m grading.collect $(COURSE) $(DOWNLOAD)
 
 bench: $(STAMP) data
-	$(BIN)/python scripts/run_variant.py bench $(NB)
+	$(BIN)/python -m upkeep.variant bench $(NB)
 
 # Each chapter as nbgrader's autograde runs it (heavy cells shrink), one thread.
 bench-autograde: $(STAMP) data
-	NBGRADER_EXECUTION=autograde OMP_NUM_THREADS=1 $(BIN)/python scripts/run_variant.py bench $(NB)
+	NBGRADER_EXECUTION=autograde OMP_NUM_THREADS=1 $(BIN)/python -m upkeep.variant bench $(NB)
 
 badges: $(STAMP)
-	$(BIN)/python scripts/badges.py
+	$(BIN)/python -m upkeep.badges
 
 sync: $(STAMP)
-	$(BIN)/python scripts/sync.py
+	$(BIN)/python -m upkeep.sync
 
 clean:
 	rm -rf _build .pytest_cache

@@ -2,7 +2,7 @@
 
 Each chapter notebook must run alone (as Colab opens it), so it carries copies of what it
 uses from here, in cells tagged `sync:MODULE[:NAMES]` and in its grade cells' harness
-blocks; `make sync` (scripts/sync.py) writes them and a test fails on any drift. Edit the
+blocks; `make sync` (upkeep/sync.py) writes them and a test fails on any drift. Edit the
 code here, never in a notebook. The notebooks never import this package; the maintainer
 commands and the tests do.
 

@@ -1,6 +1,6 @@
 """The small GPT of chapter 08, M independent copies trained at once; the text it
 learns (docstrings of the standard library) and the n-gram yardsticks its losses are
-read against. scripts/gpt_at_scale.py trains the same code at larger sizes."""
+read against. measure/gpt_at_scale.py trains the same code at larger sizes."""
 
 import importlib.util
 import inspect

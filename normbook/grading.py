@@ -1,7 +1,9 @@
-# The grading harness. Every grade cell that needs it carries this block, so it runs
-# where a solution cannot edit it. References and comparisons use private names and
-# ndarray operators only: a solution cell can rebind NumPy's functions and the
-# chapter's globals, but not the operators of an array the test made itself.
+# The grading harness: one locked cell per chapter, before its exercises. The grader
+# (grading/grade.py) runs the grade cells in a process of its own with its own copy of
+# this module, so a solution cannot edit it there. References and comparisons use
+# private names and ndarray operators only: in a notebook, a solution cell can rebind
+# NumPy's functions and the chapter's globals, but not the operators of an array the
+# test made itself.
 import numpy as _np
 import torch as _torch
 
@@ -34,12 +36,12 @@ def _unavailable(*_args, **_kwargs):
     raise RuntimeError("this exercise rules out autograd and the chapter's solution")
 
 
-def _call_without(_forbidden, _fn, *_args, **_kwargs):
-    # Call _fn with autograd and what _forbidden names unavailable: notebook globals
+def _hide(_g, _forbidden, _autograd=True):
+    # Make what _forbidden names unavailable: globals of namespace _g
     # ("layernorm_backward"), a module's own functions ("torch.nn.init") or one
-    # function of a module ("torch.nn.functional.layer_norm"), also under other names
-    # in the notebook. _BLOCKED tells a grader in another process what is ruled out.
-    _g, _hidden = globals(), {}
+    # function of a module ("torch.nn.functional.layer_norm"), and autograd, also
+    # under other names in _g. Returns what _restore puts back.
+    _hidden = {}
     for _name in _forbidden:
         if "." in _name:
             try:
@@ -53,27 +55,32 @@ def _call_without(_forbidden, _fn, *_args, **_kwargs):
                 _hidden[_module, _n] = getattr(_module, _n)
         elif _name in _g:
             _hidden[None, _name] = _g[_name]
+    if _autograd:
+        _hidden.update({(_m, _n): getattr(_m, _n) for _m, _n in _AUTOGRAD})
     _fns = list(_hidden.values())
-    _aliases = [_k for _k, _v in _g.items() if any(_v is _f for _f in _fns)]
-    _saved = {_k: _g[_k] for _k in _aliases}
-    _hooks = [getattr(_m, _n) for _m, _n in _AUTOGRAD]
-    try:
-        _g["_BLOCKED"] = tuple(_forbidden)
-        for (_m, _n), _f in _hidden.items():
-            if _m is not None:
-                setattr(_m, _n, _unavailable)
-        _g.update(dict.fromkeys(_saved))
-        for _m, _n in _AUTOGRAD:
+    _saved = {_k: _v for _k, _v in _g.items() if any(_v is _f for _f in _fns)}
+    _g.update(dict.fromkeys(_saved))
+    for _m, _n in _hidden:
+        if _m is not None:
             setattr(_m, _n, _unavailable)
+    return _hidden, _saved
+
+
+def _restore(_g, _state):
+    _hidden, _saved = _state
+    _g.update(_saved)
+    for (_m, _n), _f in _hidden.items():
+        if _m is not None:
+            setattr(_m, _n, _f)
+
+
+def _call_without(_forbidden, _fn, *_args, **_kwargs):
+    # Call _fn with autograd and what _forbidden names unavailable.
+    _state = _hide(globals(), _forbidden)
+    try:
         return _fn(*_args, **_kwargs)
     finally:
-        del _g["_BLOCKED"]
-        for (_m, _n), _f in _hidden.items():
-            if _m is not None:
-                setattr(_m, _n, _f)
-        _g.update(_saved)
-        for (_m, _n), _hook in zip(_AUTOGRAD, _hooks):
-            setattr(_m, _n, _hook)
+        _restore(globals(), _state)
 
 
 def _normwise_error(_a, _b):

@@ -179,7 +179,7 @@ def _backward_launch(D, layer, num_warps=None, w_in_loop=None, split=None):
     "rms_norm"): one program a row, with 8 warps up to 4096 columns and 32 above; w
     re-read for every row from 8192 columns on; rows of 16384 split over 2 programs,
     of 16 warps for LayerNorm and 8 for RMSNorm. The best float32 choices on an H200
-    among those scripts/bench_gpu.py sweeps (chapter 10)."""
+    among those measure/bench_gpu.py sweeps (chapter 10)."""
     row = _launch_shape(D)[0]
     if split is None:
         split = 2 if row >= 16384 else 1

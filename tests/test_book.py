@@ -3,20 +3,18 @@
 import base64
 import json
 import re
-import sys
 
 import pytest
 
 from conftest import NOTEBOOKS, ROOT, notebook_title, read_notebook, toc_files
 
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from notebook_filters import (  # noqa: E402
+from notebook_filters import (
     _exercises,
     _source,
     _strip_nbgrader,
     exercises_as_read,
 )
-from points_table import chapter_points  # noqa: E402
+from points_table import chapter_points
 
 # One rule for every chapter: the frames of its interactive figures, which the page
 # loads only when a control selects them, stay within this many bytes in all.

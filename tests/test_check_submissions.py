@@ -1,4 +1,4 @@
-"""scripts/check_submissions.py flags attacks and only attacks: hand-outs are built in
+"""grading/scan.py flags attacks and only attacks: hand-outs are built in
 memory with make_student, filled with the instructor's solutions (the honest student),
 then tampered with one attack at a time. Nothing is executed."""
 
@@ -12,9 +12,8 @@ import pytest
 
 from conftest import NOTEBOOKS, ROOT, read_notebook
 
-sys.path.insert(0, str(ROOT / "scripts"))
-import check_submissions  # noqa: E402
-from make_student import student_version  # noqa: E402
+from grading import scan as check_submissions
+from grading.handouts import student_version
 
 CHAPTERS = {p.stem[:2]: p for p in NOTEBOOKS}
 
@@ -506,7 +505,8 @@ def test_command_line(tmp_path, capsys):
     result = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "scripts" / "check_submissions.py"),
+            "-m",
+            "grading.scan",
             "--source",
             str(instructor),
             str(released),

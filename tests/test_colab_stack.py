@@ -31,7 +31,8 @@ def test_chapter_runs_alone_on_other_package_set(path):
         # `make test-triton` runs such a chapter in an environment with triton.
         pytest.skip("skipped: the chapter needs triton, which this environment lacks")
     result = subprocess.run(
-        [PYTHON, str(ROOT / "tests" / "run_standalone.py"), str(path)],
+        [PYTHON, "-m", "upkeep.run_alone", str(path)],
+        cwd=ROOT,
         capture_output=True,
         text=True,
     )

@@ -1,13 +1,11 @@
-"""scripts/collect.py: an LMS download, however renamed, into an nbgrader course."""
+"""grading/collect.py: an LMS download, however renamed, into an nbgrader course."""
 
 import json
-import sys
 import zipfile
 
-from conftest import NOTEBOOKS, ROOT
+from conftest import NOTEBOOKS
 
-sys.path.insert(0, str(ROOT / "scripts"))
-from collect import main  # noqa: E402
+from grading.collect import main
 
 
 def test_renamed_files_land_by_content_and_nothing_is_dropped(tmp_path, capsys):

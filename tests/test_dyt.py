@@ -1,15 +1,11 @@
 """DyT in NumPy (normbook/dyt.py): its backward against numerical gradients."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from normbook.dyt import dyt_backward, dyt_forward  # noqa: E402
-from normbook.gradcheck import eval_numerical_gradient_array, rel_error  # noqa: E402
+from normbook.dyt import dyt_backward, dyt_forward
+from normbook.gradcheck import eval_numerical_gradient_array, rel_error
 
 
 @pytest.mark.parametrize("shape, alpha", [((4, 7), 0.5), ((2, 3, 5), 1.7), ((6,), 0.1)])

@@ -10,10 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from normbook.gpt import (  # noqa: E402
+from normbook.gpt import (
     GPT,
     Corpus,
     learning_rate,
@@ -21,6 +18,8 @@ from normbook.gpt import (  # noqa: E402
     train,
     yardsticks,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 STORED = ROOT / "book" / "assets" / "measurements"
 
@@ -85,11 +84,14 @@ def test_stacked_models_train_as_if_alone():
 
 
 def test_the_scale_script_runs_at_a_tiny_size(tmp_path):
-    """scripts/gpt_at_scale.py --tiny: every placement, on a slice of the text, on the
+    """measure/gpt_at_scale.py --tiny: every placement, on a slice of the text, on the
     CPU (a check of the script, not a result)."""
     out = tmp_path / "tiny.json"
-    script = ROOT / "scripts" / "gpt_at_scale.py"
-    subprocess.run([sys.executable, script, "--tiny", "--out", out], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "measure.gpt_at_scale", "--tiny", "--out", out],
+        check=True,
+        cwd=ROOT,
+    )
     result = json.loads(out.read_text())
     check_result(result, {"tiny"})
 
@@ -293,8 +295,7 @@ def test_the_chapter_shows_the_stored_runs():
     (make gpt-at-scale's), row for row."""
     import nbformat
 
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from gpt_at_scale import stored_finals
+    from measure.gpt_at_scale import stored_finals
 
     results = [
         json.loads((STORED / name).read_text())
@@ -332,7 +333,7 @@ def check_depth_sweep(result, n_layers, models):
 
 
 def test_the_depth_sweep_merges_seeds_run_apart(tmp_path):
-    """scripts/placements_at_depth.py --tiny (every placement, a few steps: a check of
+    """measure/placements_at_depth.py --tiny (every placement, a few steps: a check of
     the script, not a result), run whole and one seed per process, then merged: the
     same numbers (each model depends on its own seed alone), with each part's
     environment and seeds listed."""
@@ -361,8 +362,7 @@ def test_chapter_13_shows_the_stored_depth_sweep():
     blocks), and chapter 13's DEPTH_* literals are that file, number for number."""
     import nbformat
 
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from placements_at_depth import stored_table
+    from measure.placements_at_depth import stored_table
 
     result = json.loads((STORED / "placements-at-depth.json").read_text())
     check_depth_sweep(result, n_layers=12, models=54)

@@ -1,16 +1,12 @@
 """The grade cells' harness (normbook/grading.py) and the grader's child process
-(scripts/grade_runner.py) rule out every way torch offers to differentiate."""
-
-import sys
+(grading/runner.py) rule out every way torch offers to differentiate."""
 
 import pytest
 import torch
 
-from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "scripts"))
-import grade_runner  # noqa: E402
-from normbook import grading  # noqa: E402
+from grading import runner as grade_runner
+from normbook import grading
 
 
 def square(t):

@@ -15,8 +15,7 @@ import pytest
 
 from conftest import NOTEBOOKS, ROOT, read_notebook
 
-sys.path.insert(0, str(ROOT / "scripts"))
-from make_student import ZIP_NAME, main as make_student  # noqa: E402
+from grading.handouts import ZIP_NAME, main as make_student
 
 ASSIGNMENT = "normbook"
 NBGRADER = str(Path(sys.executable).parent / "nbgrader")
@@ -330,7 +329,7 @@ def honest_variant(notebook):
 
 def grade_course(course, assignment):
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "grade.py"), "--course", str(course)]
+        [sys.executable, "-m", "grading.grade", "--course", str(course)]
         + [assignment, "--json", str(course / "reports.json")],
         capture_output=True,
         text=True,
@@ -341,7 +340,7 @@ def grade_course(course, assignment):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_grading_round(tmp_path, build_dir, path, artifacts):
-    """A real nbgrader course, one assignment per chapter, graded by scripts/grade.py
+    """A real nbgrader course, one assignment per chapter, graded by grading/grade.py
     (the checks in another process than the student's code). The model solutions,
     handed in as a student would (typed answers, an added cell, a name of their own),
     and honest rewrites (tests/submissions/cNN.py's HONEST: einsum, explicit
@@ -449,7 +448,8 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
         result = subprocess.run(
             [
                 sys.executable,
-                str(ROOT / "scripts" / "check_submissions.py"),
+                "-m",
+                "grading.scan",
                 str(released),
                 str(tmp_path / path.name),
             ],

@@ -1,6 +1,5 @@
-"""`make lab` (scripts/lab.py): JupyterLab for readers, on copies, without nbgrader."""
+"""`make lab` (upkeep/lab.py): JupyterLab for readers, on copies, without nbgrader."""
 
-import importlib.util
 import json
 import re
 import secrets
@@ -12,14 +11,13 @@ import urllib.request
 
 import pytest
 
-from conftest import NOTEBOOKS, ROOT
+from conftest import NOTEBOOKS
 
 
 @pytest.fixture
 def lab(tmp_path, monkeypatch, built_book):
-    spec = importlib.util.spec_from_file_location("lab", ROOT / "scripts" / "lab.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from upkeep import lab as module
+
     monkeypatch.setattr(module, "LAB", tmp_path / "lab")
     monkeypatch.setattr(module, "READER_COPIES", built_book / "notebooks")
     monkeypatch.setattr(module.sys, "argv", ["lab.py"])

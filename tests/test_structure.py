@@ -81,7 +81,8 @@ def test_no_checkpoints_or_caches_committed():
 def test_shared_code_in_sync():
     """Every synced cell and grading harness equals its source in normbook/."""
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "sync.py"), "--check"],
+        [sys.executable, "-m", "upkeep.sync", "--check"],
+        cwd=ROOT,
         capture_output=True,
         text=True,
     )
@@ -113,7 +114,8 @@ def test_chapter_has_an_interactive_figure(path):
 
 def test_colab_badges_match_repository_setting():
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "badges.py"), "--check"],
+        [sys.executable, "-m", "upkeep.badges", "--check"],
+        cwd=ROOT,
         capture_output=True,
         text=True,
     )
@@ -325,7 +327,7 @@ PARAMETERS = ("SEEDS", "AUTOGRADING", "FULL_SCALE", "BENCHMARK")
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_one_parameters_cell(path):
     """SEEDS (a literal list), AUTOGRADING and any FULL_SCALE or BENCHMARK are set in one
-    cell tagged `parameters`, the one place scripts/run_variant.py changes, and nowhere else."""
+    cell tagged `parameters`, the one place upkeep/variant.py changes, and nowhere else."""
     cells = _code_cells(read_notebook(path))
     tagged = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1, "expected one code cell tagged `parameters`"

@@ -1,5 +1,5 @@
 """The code is formatted and linted as `make format` leaves it (ruff, ruff.toml): the
-notebooks' code cells, normbook/, scripts/, tests/ and the book's extensions."""
+notebooks' code cells, normbook/, the packages, tests/ and the book's extensions."""
 
 import subprocess
 import sys
@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 
 RUFF = str(Path(sys.executable).parent / "ruff")
-STYLED = ["normbook", "scripts", "tests", "book/_ext", "notebooks"]
+STYLED = ["normbook", "grading", "upkeep", "measure", "tests", "book/_ext", "notebooks"]
 
 
 @pytest.mark.parametrize("command", [["format", "--check"], ["check"]])

@@ -18,17 +18,17 @@ if importlib.util.find_spec("triton") is None:
         "make test-triton runs these (triton is opt-in)", allow_module_level=True
     )
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
+import numpy as np
+import torch
+import torch.nn.functional as F
 
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is imported
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 from normbook import layers  # noqa: E402
 from normbook import triton_norms as tn  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 # (rows, D): D below, at and above a power of two; rows that leave the last backward
@@ -165,7 +165,7 @@ def test_bad_input_is_refused():
 
 
 def test_the_benchmark_script_runs_at_a_tiny_size(tmp_path):
-    """scripts/bench_gpu.py --tiny: every row of the GPU benchmark, once, on tiny shapes
+    """measure/bench_gpu.py --tiny: every row of the GPU benchmark, once, on tiny shapes
     (here as a check of the script; the measurement needs a GPU)."""
     import json
     import subprocess
@@ -199,8 +199,7 @@ def test_the_chapter_shows_the_stored_measurements():
 
     import nbformat
 
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from bench_gpu import stored_kernels, stored_rows
+    from measure.bench_gpu import stored_kernels, stored_rows
 
     result = json.loads((ROOT / "book/assets/measurements/gpu-h200.json").read_text())
     nb = nbformat.read(ROOT / "notebooks/10-layernorm-gpu.ipynb", as_version=4)

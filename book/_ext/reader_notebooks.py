@@ -1,6 +1,6 @@
 """Reader copies of the chapters, written into the site by every build.
 
-The conversion is `scripts/reader_copies.py`; this extension runs it when the HTML build
+The conversion is `reader_copies.py` beside it; this extension runs it when the HTML build
 finishes (so `make book`, the tests' build and CI publish the same copies), with the
 figure numbers, section titles and bibliography anchors of the build itself.
 
@@ -10,21 +10,10 @@ the repository's layout (`notebooks/NN-name.ipynb`, plus `binder/`). The downloa
 serves `_sources/notebooks/NN-name.ipynb`, which is replaced by the reader copy.
 """
 
-import sys
-from pathlib import Path
-
+import reader_copies as converter
 from sphinx.util import logging
 
 LOGGER = logging.getLogger(__name__)
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _converter():
-    if str(ROOT / "scripts") not in sys.path:
-        sys.path.insert(0, str(ROOT / "scripts"))
-    import reader_copies
-
-    return reader_copies
 
 
 def _launch_from_reader_branch(app, config):
@@ -43,7 +32,6 @@ def _keep_source(app, docname, source):
 def _write(app, exception):
     if exception is not None or app.builder.format != "html":
         return
-    converter = _converter()
     options = app.config.html_theme_options or {}
     repository = options.get("repository_url", "")
     site = converter.site_url(repository, app.config.html_baseurl)

@@ -1,6 +1,6 @@
 """Re-execute notebooks in place, each in a fresh kernel, and store their outputs.
 
-Usage: python scripts/execute_notebooks.py [notebooks/NN-name.ipynb ...]  (default: all)
+Usage: python -m upkeep.execute [notebooks/NN-name.ipynb ...]  (default: all)
 
 Widget state is not stored: the book shows each figure's kernel-free fallback, and a
 stored state would make the book load the ipywidgets JavaScript from a CDN. Nor are the
@@ -12,32 +12,23 @@ how the outputs are split and every view's id, and a one-word edit gives a long 
 import hashlib
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parent.parent
+from upkeep.cells import ROOT, run_notebook
 
 
 def execute(path: Path) -> float:
     notebook = nbformat.read(path, as_version=4)
-    start = time.perf_counter()
-    NotebookClient(
-        notebook,
-        timeout=900,
-        kernel_name="python3",
-        store_widget_state=False,
-        resources={"metadata": {"path": str(path.parent)}},
-    ).execute()
+    seconds = run_notebook(notebook, path.parent, timeout=900, store_widget_state=False)
     notebook.metadata.pop("widgets", None)
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
             cell.outputs = stable_outputs(cell)
     nbformat.write(notebook, path)
-    return time.perf_counter() - start
+    return seconds
 
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -71,7 +62,7 @@ def main(paths):
     if any("load_mnist(" in path.read_text() for path in paths):
         # only the chapters that train on MNIST need it (fetched once, then a no-op)
         subprocess.run(
-            [sys.executable, str(ROOT / "scripts" / "fetch_mnist.py")], check=True
+            [sys.executable, "-m", "upkeep.fetch_mnist"], check=True, cwd=ROOT
         )
     for path in paths:
         print(f"executing {path.name} ...", flush=True)

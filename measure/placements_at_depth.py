@@ -1,10 +1,10 @@
 """Chapter 13's deep sweep: chapter 11's five placements in chapter 08's GPT at 12
 blocks, at six peak learning rates over nine seeds, on the chapter's text.
 
-  python scripts/placements_at_depth.py --out FILE              (one core: ~90 minutes)
-  python scripts/placements_at_depth.py --seeds 3-5 --out FILE  (three of the seeds)
-  python scripts/placements_at_depth.py --merge A B C --out FILE
-  python scripts/placements_at_depth.py --tiny --out FILE       (a check of the script)
+  python -m measure.placements_at_depth --out FILE              (one core: ~90 minutes)
+  python -m measure.placements_at_depth --seeds 3-5 --out FILE  (three of the seeds)
+  python -m measure.placements_at_depth --merge A B C --out FILE
+  python -m measure.placements_at_depth --tiny --out FILE       (a check of the script)
 
 Every model depends on its own seed alone, so the seeds can run in separate processes,
 one core each, and be merged: the merged file lists each part's environment and seeds.
@@ -22,13 +22,10 @@ import sys
 import time
 from pathlib import Path
 
-if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import torch
 
-import torch  # noqa: E402
-
-import provenance  # noqa: E402
-from normbook.gpt import DOC_MODULES, Corpus, module_docs, train, yardsticks  # noqa: E402
+from measure import provenance
+from normbook.gpt import DOC_MODULES, Corpus, module_docs, train, yardsticks
 
 PLACEMENTS = {  # name: (placement, depth_scaled)
     "post": ("post", False),
@@ -135,7 +132,7 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(1)
     argv = [Path(a).name if a.endswith(".json") else a for a in sys.argv[1:]]
-    command = "python scripts/placements_at_depth.py " + " ".join(argv)
+    command = "python -m measure.placements_at_depth " + " ".join(argv)
     if args.merge:
         parts = [json.loads(path.read_text()) for path in args.merge]
         args.out.write_text(json.dumps(merge(parts, command), indent=1) + "\n")

@@ -1,16 +1,13 @@
 """Write the shared chapter code of normbook/ into the notebooks (one way only).
 
 A notebook must run alone (as Colab opens it), so each chapter carries copies of the
-code it shares with others; normbook/ is their single source. Two kinds of copy:
+code it shares with others; normbook/ is their single source. A code cell tagged
+`sync:MODULE` is the whole of normbook/MODULE.py (the grading harness, `sync:grading`,
+is one such cell per chapter); one tagged `sync:MODULE:NAME` (one tag per definition;
+tags cannot hold commas) holds those top-level definitions, in the order of its tags,
+each with the comment lines just above it.
 
-- a code cell tagged `sync:MODULE` is the whole of normbook/MODULE.py; one tagged
-  `sync:MODULE:NAME` (one tag per definition; tags cannot hold commas) holds those
-  top-level definitions, in the order of its tags, each with the comment lines just
-  above it;
-- a grade cell holds normbook/grading.py between the lines `# BEGIN GRADING HARNESS`
-  and `# END GRADING HARNESS`.
-
-`python scripts/sync.py` rewrites the copies (then re-run `make execute`);
+`python -m upkeep.sync` rewrites the copies (then re-run `make execute`);
 `--check` only reports the chapters that differ and exits 1 if any does.
 """
 
@@ -19,13 +16,10 @@ import re
 import sys
 from pathlib import Path
 
-from notebook_code import check_or_update
+from upkeep.cells import check_or_update
 
 SOURCES = Path(__file__).resolve().parent.parent / "normbook"
 TAG = re.compile(r"^sync:(\w+)(?::(\w+))?$")
-HARNESS = re.compile(
-    r"(^# BEGIN GRADING HARNESS\n).*?(^# END GRADING HARNESS$)", re.S | re.M
-)
 
 
 def module_source(module):
@@ -62,13 +56,7 @@ def synced_source(cell):
         if match:
             module, name = match.groups()
             parts.append(definition(module, name) if name else module_source(module))
-    if parts:
-        return "\n\n\n".join(parts)
-    if cell.cell_type == "code" and HARNESS.search(cell.source):
-        # Two blank lines before the end marker, as ruff formats a comment after a def.
-        harness = module_source("grading") + "\n\n\n"
-        return HARNESS.sub(lambda m: m.group(1) + harness + m.group(2), cell.source)
-    return None
+    return "\n\n\n".join(parts) if parts else None
 
 
 def sync(notebook, _path):

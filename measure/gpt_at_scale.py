@@ -1,7 +1,7 @@
 """Chapter 08's GPT at larger sizes: placement x peak learning rate x warm-up x seed.
 
-  python scripts/gpt_at_scale.py --out FILE [--sizes chapter,medium,large] [--minutes M]
-  python scripts/gpt_at_scale.py --out FILE --tiny     (a check of the script, on a CPU)
+  python -m measure.gpt_at_scale --out FILE [--sizes chapter,medium,large] [--minutes M]
+  python -m measure.gpt_at_scale --out FILE --tiny     (a check of the script, on a CPU)
 
 The model, the optimizer, the schedule and the training loop are normbook/gpt.py's:
 chapter 08's, with a warm-up that reaches its peak; only the sizes and the text change.
@@ -27,13 +27,10 @@ import sysconfig
 import time
 from pathlib import Path
 
-if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import torch
 
-import torch  # noqa: E402
-
-import provenance  # noqa: E402
-from normbook.gpt import Corpus, train, yardsticks  # noqa: E402
+from measure import provenance
+from normbook.gpt import Corpus, train, yardsticks
 
 PLACEMENTS = {
     "post-LN": ("post", "ln"),
@@ -87,7 +84,7 @@ def run(sizes, out, command, device, text, minutes=None):
         "environment": provenance.environment(command),
         "tf32": device == "cuda",
         "corpus": {
-            "what": "Python standard library source (scripts/gpt_at_scale.py)",
+            "what": "Python standard library source (measure/gpt_at_scale.py)",
             "characters": len(text),
             "symbols": corpus.V,
             "sha256": hashlib.sha256(text.encode()).hexdigest(),
@@ -169,7 +166,7 @@ def main():
     parser.add_argument("--tiny", action="store_true", help="check the script only")
     args = parser.parse_args()
     argv = [Path(a).name if a == str(args.out) else a for a in sys.argv[1:]]
-    command = "python scripts/gpt_at_scale.py " + " ".join(argv)
+    command = "python -m measure.gpt_at_scale " + " ".join(argv)
     if args.tiny:  # a slice of the text, on the CPU: seconds
         run(TINY, args.out, command, "cpu", stdlib_text()[:200_000])
         return

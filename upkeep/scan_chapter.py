@@ -1,6 +1,6 @@
 """Scan every assertion of a chapter over many seed lists (run by hand, not by the tests).
 
-  python scripts/scan_chapter.py NB [--windows 200] [--first 0] [--length N] [--jobs 1]
+  python -m upkeep.scan_chapter NB [--windows 200] [--first 0] [--length N] [--jobs 1]
       [--json OUT]
 
 For each window the chapter's SEEDS become `list(range(s, s + n))` (n: the length of the
@@ -34,7 +34,7 @@ in the program). jemalloc told to keep freed memory takes almost none of it:
 LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=oversize_threshold:0,dirty_decay_ms:-1,
 muzzy_decay_ms:-1 (no spaces; 7.7 GB resident for that run).
 
-scripts/scan_seeds.py scans one cell, with any expression reported.
+upkeep/scan_seeds.py scans one cell, with any expression reported.
 """
 
 import argparse
@@ -53,9 +53,8 @@ from pathlib import Path
 import nbformat
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_variant import defaults  # noqa: E402
-from scan_seeds import run_cells  # noqa: E402
+from upkeep.scan_seeds import run_cells
+from upkeep.variant import defaults
 
 OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 

@@ -5,11 +5,11 @@ holds what a run may change: SEEDS, the AUTOGRADING switch and, where a chapter 
 them, FULL_SCALE and BENCHMARK. A variant appends assignments to that cell and runs the
 copy alone in an empty folder, as Colab would.
 
-  python scripts/run_variant.py seeds NB [FIRST ...]  every assertion must hold with
+  python -m upkeep.variant seeds NB [FIRST ...]  every assertion must hold with
       SEEDS of the same length starting at each FIRST (default 9001 and 123456)
-  python scripts/run_variant.py full-scale            chapter 07 at the papers' step
+  python -m upkeep.variant full-scale            chapter 07 at the papers' step
       counts (FULL_SCALE = True), written to _build/full-scale/ (about an hour)
-  python scripts/run_variant.py bench [NB ...]        each chapter's run time and the
+  python -m upkeep.variant bench [NB ...]        each chapter's run time and the
       measurements it publishes (BENCHMARK names a file the chapter writes them to)
 
 With NBGRADER_EXECUTION=autograde in the environment, chapters run as nbgrader's
@@ -25,11 +25,9 @@ import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-ROOT = Path(__file__).resolve().parent.parent
-CHAPTERS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+from upkeep.cells import CHAPTERS, ROOT, run_notebook
 
 
 def parameters_cell(notebook, name):
@@ -63,14 +61,7 @@ def run(path, overrides, folder, timeout=1800):
         raise SystemExit(f"{path.name} has no parameter {', '.join(sorted(unknown))}")
     lines = [f"{name} = {value!r}" for name, value in overrides.items()]
     cell.source += "\n\n# set for this run\n" + "\n".join(lines)
-    start = time.perf_counter()
-    NotebookClient(
-        notebook,
-        timeout=timeout,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(folder)}},
-    ).execute()
-    return notebook, time.perf_counter() - start
+    return notebook, run_notebook(notebook, folder, timeout=timeout)
 
 
 def seeds(path, firsts):
@@ -104,7 +95,7 @@ def bench(paths):
     os.environ.setdefault("MNIST_DIR", str(ROOT / "data" / "mnist"))
     print(f"{'notebook':<32}{'seconds':>10}", flush=True)
     measured, total = {}, 0.0
-    for path in [Path(p).resolve() for p in paths] or CHAPTERS:
+    for path in [Path(p).resolve() for p in paths] or sorted(CHAPTERS.glob("*.ipynb")):
         with tempfile.TemporaryDirectory() as folder:
             report = Path(folder) / "measured.json"
             overrides = (

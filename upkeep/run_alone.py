@@ -1,6 +1,6 @@
 """Run one chapter alone in an empty folder with this interpreter's packages.
 
-Usage: python tests/run_standalone.py notebooks/NN-name.ipynb
+Usage: python -m upkeep.run_alone notebooks/NN-name.ipynb (from the repository root)
 
 Used by tests/test_colab_stack.py with the Colab-stack and newest-release environments
 (`make test`, `make test-colab`, `make test-latest`). The notebook is executed top to bottom
@@ -14,12 +14,12 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+
+from upkeep.cells import run_notebook
 
 WARNINGS = ("DeprecationWarning", "FutureWarning")
 
@@ -52,18 +52,10 @@ def main(path):
         (kernels / "kernel.json").write_text(json.dumps(spec))
         os.environ["JUPYTER_PATH"] = tmp
         notebook = nbformat.read(folder / path.name, as_version=4)
-        client = NotebookClient(
-            notebook,
-            timeout=1800,
-            kernel_name="standalone",
-            resources={"metadata": {"path": str(folder)}},
-        )
-        start = time.perf_counter()
         try:
-            client.execute()
+            seconds = run_notebook(notebook, folder, kernel="standalone")
         except CellExecutionError as error:
             sys.exit(f"{path.name}: a cell failed\n{str(error)[-3000:]}")
-        seconds = time.perf_counter() - start
     problems = [
         f"cell {cell.execution_count}: {line.strip()[:200]}"
         for cell in notebook.cells

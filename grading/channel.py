@@ -1,4 +1,4 @@
-"""The wire between scripts/grade.py and the student's process (scripts/grade_runner.py).
+"""The wire between grading/grade.py and the student's process (grading/runner.py).
 
 Values cross as plain data only: JSON for numbers, strings and containers, NumPy's .npy
 format (no pickles) for arrays. An ndarray subclass arrives as a plain ndarray, a tensor as a
@@ -19,15 +19,14 @@ import time
 
 import numpy as np
 
+from upkeep.cells import without_magics
+
 SCALARS = (type(None), bool, int, float, str)
 
 
 def compile_cell(source, name):
     """Compile a notebook cell (magics blanked) so that inspect can read its source."""
-    lines = source.splitlines()
-    text = "\n".join(
-        "" if line.lstrip().startswith(("%", "!")) else line for line in lines
-    )
+    text = without_magics(source)
     filename = f"<{name}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     return compile(text, filename, "exec")

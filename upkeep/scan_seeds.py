@@ -1,6 +1,6 @@
 """Scan one assertion of a chapter over many seed lists (run by hand, not by the tests).
 
-  python scripts/scan_seeds.py NB CELL [--windows 200] [--first 0] [--stride N]
+  python -m upkeep.scan_seeds NB CELL [--windows 200] [--first 0] [--stride N]
       [--report EXPR ...] [--all-before]
 
 CELL is a cell's 0-based index or its id. For each window the chapter's SEEDS become
@@ -24,9 +24,8 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grade import names_of  # noqa: E402
-from run_variant import defaults  # noqa: E402
+from upkeep.cells import cells_needed
+from upkeep.variant import defaults
 
 
 def find_cell(cells, key):
@@ -40,17 +39,10 @@ def find_cell(cells, key):
 
 def dependencies(cells, target, every_earlier):
     """Indices of the code cells before `target` that it needs, in notebook order."""
-    earlier = [k for k in range(target) if cells[k].cell_type == "code"]
     if every_earlier:
-        return earlier
-    needed, wanted = [], names_of(cells[target].source)[2]
-    for k in reversed(earlier):
-        defined, surely, read = names_of(cells[k].source)
-        tags = cells[k].metadata.get("tags", [])
-        if "parameters" in tags or defined & wanted:
-            needed.append(k)
-            wanted = (wanted - surely) | read
-    return sorted(needed)
+        return [k for k in range(target) if cells[k].cell_type == "code"]
+    sources = [cell.source for cell in cells]
+    return sorted(cells_needed(cells, sources, "scan", target))
 
 
 def run_cells(shell, sources, seeds):

@@ -15,7 +15,7 @@ same file over the page's download (`_build/html/_sources/notebooks/NN-name.ipyn
   solutions start collapsed in JupyterLab, and the Colab badge opens the reader copy.
 
 The book's build runs this (book/_ext/reader_notebooks.py), so `make book`, the tests and CI
-all publish the copies. By hand, after a build: `python scripts/reader_copies.py [_build]`.
+all publish the copies. By hand, after a build: `python book/_ext/reader_copies.py [_build]`.
 """
 
 import copy
@@ -27,9 +27,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from notebook_filters import HIDDEN, MARKER  # noqa: E402
+from notebook_filters import HIDDEN, MARKER
+
+ROOT = Path(__file__).resolve().parents[2]
 
 ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<target>[^`]*)`")
 LABEL_LINE = re.compile(r"^\s*\([^()\s]+\)=\s*$")

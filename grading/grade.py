@@ -1,8 +1,8 @@
 """Autograde submissions with checks that the student's code cannot reach.
 
 Usage:
-  python scripts/grade.py SOURCE.ipynb SUBMITTED.ipynb [...]     print each score
-  python scripts/grade.py --course DIR ASSIGNMENT [--jobs N]      grade an nbgrader course:
+  python -m grading.grade SOURCE.ipynb SUBMITTED.ipynb [...]     print each score
+  python -m grading.grade --course DIR ASSIGNMENT [--jobs N]      grade an nbgrader course:
       DIR/source/ASSIGNMENT/*.ipynb against DIR/submitted/*/ASSIGNMENT/, scores written
       to DIR/gradebook.db (per grade cell, as `nbgrader autograde` would) and each
       notebook, with its results and the mark schemes, to DIR/autograded/ for formgrader
@@ -10,32 +10,31 @@ Options: --cell-timeout S (seconds per cell, default 120), --json FILE (the repo
 
 How a submission is graded. Only the student's solution cells are taken, by nbgrader cell
 id; they run with the lecture cells of SOURCE (the instructor notebook) that they depend on
-(by the names they read) in a fresh child process (scripts/grade_runner.py) in an empty
-throw-away folder, with a time limit per cell. Added cells and edited lecture cells are reported, never run. The grade cells of
-SOURCE, hidden tests included, run here, in this process, after the lecture cells they
-depend on: they compute their references
-themselves and call the student's functions through a wire that carries plain data only
-(scripts/grade_channel.py), so the student's code cannot read the expected values off the
-call stack, patch the modules the checks use, or hand back an ndarray that lies. What an
-exercise forbids (the names in its grade cells' `_call_without(...)`, and autograd) is
-unavailable in the child during each call and is also looked for in the solution code
-(scripts/check_submissions.py): a solution that names it, or reaches around the checks
-(frames, builtins, sys.modules, IPython hooks, dynamic code), scores 0 for that exercise;
-other findings (a patched np.allclose) cannot reach the checks and are only reported. A grade
-cell scores its points when it runs to the end; what it prints, on stdout or stderr, never
-counts. Nothing is dropped: a submission that cannot be read, times out or crashes is
+(by the names they read) in a fresh child process (grading/runner.py) in an empty
+throw-away folder, with a time limit per cell. Added cells and edited lecture cells are
+reported, never run. The grade cells of SOURCE, hidden tests included, run here, in this
+process, after the lecture cells they depend on, with the grader's own copy of the
+harness (normbook/grading.py; the notebook's harness cell is not run here): they compute
+their references themselves and call the student's functions through a wire that
+carries plain data only (grading/channel.py), so the student's code cannot read the
+expected values off the call stack, patch the modules the checks use, or hand back an
+ndarray that lies. What an exercise forbids (the names in its grade cells'
+`_call_without(...)`, and autograd) is unavailable in the child during each call and is
+also looked for in the solution code (grading/scan.py): a solution that names it, or
+reaches around the checks (frames, builtins, sys.modules, IPython hooks, dynamic code),
+scores 0 for that exercise; other findings (a patched np.allclose) cannot reach the
+checks and are only reported. A grade cell scores its points when it runs to the end;
+what it prints, on stdout or stderr, never counts. Nothing is dropped: a submission that cannot be read, times out or crashes is
 reported with the reason and its points are 0.
 """
 
 import argparse
-import ast
 import concurrent.futures
 import contextlib
 import io
 import json
 import os
 import subprocess
-import symtable
 import sys
 import tempfile
 import time
@@ -43,95 +42,11 @@ from pathlib import Path
 
 import nbformat
 
-from check_submissions import exercise_findings, zeroes
-from grade_channel import Channel, Remote, RemoteError, WireTimeout, compile_cell
+from grading.channel import Channel, Remote, RemoteError, WireTimeout, compile_cell
+from grading.scan import exercise_findings, zeroes
+from upkeep.cells import ROOT, cells_needed, grading, top_level_names
 
-HERE = Path(__file__).resolve().parent
-RUNNER = (
-    f"import sys; sys.path.insert(0, {str(HERE)!r}); "
-    "import grade_runner; grade_runner.main()"
-)
-
-
-def grading(cell):
-    return cell.metadata.get("nbgrader", {})
-
-
-def without_magics(source):
-    lines = source.splitlines()
-    return "\n".join(
-        "" if line.lstrip().startswith(("%", "!")) else line for line in lines
-    )
-
-
-def top_level_names(source):
-    try:
-        tree = ast.parse(without_magics(source))
-    except SyntaxError:
-        return []
-    names = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.append(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names += [t.id for t in targets if isinstance(t, ast.Name)]
-    return names
-
-
-def names_of(source):
-    """Names a cell may define, names it surely defines (at top level, unconditionally),
-    and global names it reads (in any function too), by static analysis."""
-    text = without_magics(source)
-    try:
-        tree, table = ast.parse(text), symtable.symtable(text, "cell", "exec")
-    except SyntaxError:
-        return set(), set(), set()
-    defined = {
-        s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()
-    }
-    read, scopes = set(), [table]
-    while scopes:
-        scope = scopes.pop()
-        scopes += scope.get_children()
-        for symbol in scope.get_symbols():
-            top = scope is table or symbol.is_global()
-            if symbol.is_referenced() and top:
-                read.add(symbol.get_name())
-    surely = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            surely.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            surely |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            surely |= {t.id for t in targets if isinstance(t, ast.Name)}
-    return defined, surely, read
-
-
-def cells_needed(cells, sources, side):
-    """Indices of the lecture cells that one side depends on: a backward pass that
-    follows the names its own cells read (the grade cells on the grader's side, the
-    solution cells on the student's) to the lecture cell that last set them, and so on.
-    `sources[k]` is the code of cell k (the student's, for a solution cell)."""
-    needed, wanted = set(), set()
-    for k in range(len(cells) - 1, -1, -1):
-        meta = grading(cells[k])
-        if cells[k].cell_type != "code":
-            continue
-        defined, surely, read = names_of(sources[k])
-        if meta.get("solution"):
-            wanted -= defined  # the student's process defines these
-            if side == "student":
-                wanted |= read
-        elif meta.get("grade"):
-            if side == "grader":
-                wanted |= read
-        elif defined & wanted:
-            needed.add(k)
-            wanted = (wanted - surely) | read
-    return needed
+HARNESS = "sync:grading"  # the tag of a chapter's harness cell
 
 
 class Child:
@@ -147,8 +62,11 @@ class Child:
         }
         if os.environ.get("MNIST_DIR"):  # the data set, read-only; not the course
             env["MNIST_DIR"] = os.environ["MNIST_DIR"]
+        # -s -P and an environment of our own: isolated as -I would be, but with the
+        # repository's packages (and no course folder) importable
+        env["PYTHONPATH"] = str(ROOT)
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", RUNNER],
+            [sys.executable, "-s", "-P", "-m", "grading.runner"],
             cwd=folder,
             env=env,
             stdin=subprocess.PIPE,
@@ -194,12 +112,19 @@ class Grader:
         self.cell_timeout = cell_timeout
         self.namespace = {"__name__": "__main__"}
         self.child = None
+        self.blocked = ([], False)  # what the student's process rules out in a call
+        # The harness is the grader's own, not the notebook's harness cell; its
+        # _call_without rules things out in the student's process, where the call runs.
+        harness = ROOT / "normbook" / "grading.py"
+        exec(compile(harness.read_text(), str(harness), "exec"), self.namespace)
+        self.namespace["_call_without"] = self.call_without
 
-    def blocked_now(self):
-        """What the running grade cell makes unavailable: its harness's _call_without
-        names it in _BLOCKED (and always rules out autograd)."""
-        blocked = self.namespace.get("_BLOCKED")
-        return (list(blocked), True) if blocked is not None else ([], False)
+    def call_without(self, forbidden, function, *args, **kwargs):
+        self.blocked = (list(forbidden), True)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            self.blocked = ([], False)
 
     def bind(self, names):
         """Bind the student's names here: functions as stand-ins, data as plain data."""
@@ -249,7 +174,7 @@ class Grader:
         with tempfile.TemporaryDirectory() as folder:
             self.child = Child(folder, self.cell_timeout)
             Remote.timeout = self.cell_timeout
-            Remote.before_call = lambda: self.child.block(*self.blocked_now())
+            Remote.before_call = lambda: self.child.block(*self.blocked)
             try:
                 for k, cell in enumerate(self.source.cells):
                     if cell.cell_type != "code":
@@ -273,8 +198,11 @@ class Grader:
                             )
                         self.bind(top_level_names(source))
                     else:
+                        mine = k in here and HARNESS not in cell.metadata.get(
+                            "tags", []
+                        )
                         self.run_lecture_cell(
-                            cell, name, k in here, k in there, report["notes"]
+                            cell, name, mine, k in there, report["notes"]
                         )
             except (WireTimeout, EOFError) as error:
                 failure = f"the student's process stopped: {error}"
@@ -351,8 +279,10 @@ def grade_one(source_path, submission_path, cell_timeout):
 def grade_in_process(source_path, submission_path, cell_timeout):
     """Grade in a fresh grader process, so no state passes from one student to the next."""
     result = subprocess.run(
-        [sys.executable, __file__, "--one", str(source_path), str(submission_path)]
+        [sys.executable, "-m", "grading.grade", "--one"]
+        + [str(Path(source_path).resolve()), str(Path(submission_path).resolve())]
         + ["--cell-timeout", str(cell_timeout)],
+        cwd=ROOT,
         capture_output=True,
         text=True,
     )

@@ -1,6 +1,6 @@
 """Flag submissions that tamper with grading, before or after `nbgrader autograde`.
 
-Usage: python scripts/check_submissions.py [--source SOURCE.ipynb] RELEASED.ipynb
+Usage: python -m grading.scan [--source SOURCE.ipynb] RELEASED.ipynb
 SUBMITTED.ipynb [SUBMITTED ...] (or `make check-submissions RELEASED=... SUBMITTED="..."`).
 RELEASED is the student hand-out; SOURCE, optional, the instructor notebook, whose hidden
 tests say what each exercise forbids. Prints `ok` or `FLAGGED` per submission, then one
@@ -823,7 +823,7 @@ def check(released, submitted, source=None):
     return problems
 
 
-# Findings that make scripts/grade.py score an exercise 0: what the exercise forbids,
+# Findings that make grading/grade.py score an exercise 0: what the exercise forbids,
 # and the ways to reach it unseen (frames, builtins, sys.modules, IPython, dynamic code).
 # The others (a patched np.allclose, a write to globals()) cannot reach checks that run
 # in another process: they are flagged for a human, and cost nothing.

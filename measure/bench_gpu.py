@@ -27,10 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import torch  # noqa: E402
+import torch
 
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is imported
@@ -38,7 +35,7 @@ if not torch.cuda.is_available():
 import torch.nn.functional as F  # noqa: E402
 import triton  # noqa: E402
 
-import provenance  # noqa: E402
+from measure import provenance  # noqa: E402
 from normbook import triton_norms as tn  # noqa: E402
 
 SIZES = [768, 1024, 2048, 4096, 8192, 16384]
@@ -299,7 +296,7 @@ def main():
     args = parser.parse_args()
     # The command as run, with the output's folder left out (it names the machine).
     argv = [Path(a).name if a == str(args.out) else a for a in sys.argv[1:]]
-    command = "python scripts/bench_gpu.py " + " ".join(argv)
+    command = "python -m measure.bench_gpu " + " ".join(argv)
     if args.tiny:
         run([48, 80], 48 * 80, 1, 1, args.out, command, lambda D: [(2, True, 2)])
     else:

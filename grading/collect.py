@@ -1,6 +1,6 @@
 """Put an LMS download into an nbgrader course: COURSE/submitted/STUDENT/ASSIGNMENT/NB.
 
-Usage: python scripts/collect.py COURSE DOWNLOAD [--student-pattern REGEX]
+Usage: python -m grading.collect COURSE DOWNLOAD [--student-pattern REGEX]
 (or `make collect COURSE=... DOWNLOAD=...`). DOWNLOAD is the folder or zip file that the
 learning-management system gives you. Students rename files ("ch03 final (2).ipynb"), and
 LMSs rename them again, so a notebook is recognised by what it holds, not by its name: it

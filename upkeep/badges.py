@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from notebook_code import check_or_update
+from upkeep.cells import check_or_update
 
 ROOT = Path(__file__).resolve().parent.parent
 TAG = "colab-badge"
