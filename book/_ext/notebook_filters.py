@@ -2,9 +2,9 @@
 
 On `source-read` each chapter notebook is rewritten in memory (the file is untouched):
 
-- nbgrader's markers (`### BEGIN SOLUTION`, ...) and hidden tests never reach the page,
-  nor the grading harness that grade cells carry (a one-line comment stands for it);
-  solutions and grade cells are folded under labelled buttons;
+- nbgrader's markers (`### BEGIN SOLUTION`, ...) and hidden tests never reach the page;
+  solutions, grade cells and the chapter's grading harness are folded under labelled
+  buttons;
 - each exercise reads as one task box, one fold with all its tests (their printed
   "tests passed" lines left out) and one dropdown "Solution to Exercise N.M" at its
   end that holds the worked solution, the solution code and what it prints, and the
@@ -25,15 +25,11 @@ MARKER = re.compile(r"^\s*#*\s*(BEGIN|END) (SOLUTION|MARK SCHEME)\s*$")
 HIDDEN = re.compile(
     r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.S | re.M
 )
-HARNESS = re.compile(
-    r"^# BEGIN GRADING HARNESS\n.*?^# END GRADING HARNESS[^\n]*\n?", re.S | re.M
-)
 EXERCISE = re.compile(r"^#{2,4} Exercise (\d+\.\d+)", re.M)
 HEADING = re.compile(r"^#{1,3} ", re.M)
 FENCED = re.compile(r"^```.*?^```", re.S | re.M)
 DROPDOWN = re.compile(r"\A\s*:::\{dropdown\}[^\n]*\n(.*)\n:::\s*\Z", re.S)
 TESTS_NEXT = re.compile(r"\AThe next cell tests .*\Z", re.S)
-HARNESS_LINE = "# (the grading harness of every grade cell)"
 FRAMES = re.compile(r'(<script type="application/json">)(.*?)(</script>)', re.S)
 DATA_URL = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
 
@@ -64,7 +60,6 @@ def _hide_label(cell):
 def _strip_nbgrader(cell):
     grading = cell.get("metadata", {}).get("nbgrader", {})
     source = HIDDEN.sub("", _source(cell))
-    source = HARNESS.sub("# (the grading harness of every grade cell)\n", source)
     lines = [line for line in source.split("\n") if not MARKER.match(line.strip("# "))]
     cell["source"] = "\n".join(lines).rstrip("\n")
     if cell["cell_type"] == "code" and grading.get("solution"):
@@ -130,8 +125,7 @@ def _one_exercise(number, cells):
                 )
                 kept.append(tests)
             else:
-                more = text.replace(HARNESS_LINE + "\n", "")
-                tests["source"] = _source(tests) + "\n\n" + more
+                tests["source"] = _source(tests) + "\n\n" + text
         elif not (cell["cell_type"] == "markdown" and TESTS_NEXT.match(text.strip())):
             kept.append(cell)
     if solutions:
