@@ -136,7 +136,7 @@ def _download(url, target, name, checksums, timeout):
             os.remove(tmp)
 
 
-def _parse(name, data):
+def _parse(data):
     ndim = data[3]
     dims = tuple(
         int.from_bytes(data[4 + 4 * k : 8 + 4 * k], "big") for k in range(ndim)
@@ -192,7 +192,7 @@ def load_mnist(
             )
         if verbose:
             print(f"{name}: {label}, SHA-256 verified")
-        arrays[name] = _parse(name, data)
+        arrays[name] = _parse(data)
     split = {}
     for part in ("train", "t10k"):
         x, y = arrays[f"{part}-images-idx3-ubyte"], arrays[f"{part}-labels-idx1-ubyte"]

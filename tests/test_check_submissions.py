@@ -14,12 +14,9 @@ from conftest import NOTEBOOKS, ROOT, read_notebook
 
 from grading import scan as check_submissions
 from grading.handouts import student_version
+from upkeep.cells import grading
 
 CHAPTERS = {p.stem[:2]: p for p in NOTEBOOKS}
-
-
-def grader(cell):
-    return cell.metadata.get("nbgrader", {})
 
 
 @functools.lru_cache(maxsize=None)
@@ -34,19 +31,19 @@ def honest(number):
     """The hand-out with every solution cell filled from the instructor notebook."""
     source, handout, _ = chapter(number)
     solutions = {
-        grader(c)["grade_id"]: c.source
+        grading(c)["grade_id"]: c.source
         for c in source.cells
-        if grader(c).get("solution")
+        if grading(c).get("solution")
     }
     submission = copy.deepcopy(handout)
     for cell in submission.cells:
-        if grader(cell).get("grade_id") in solutions:
-            cell.source = solutions[grader(cell)["grade_id"]]
+        if grading(cell).get("grade_id") in solutions:
+            cell.source = solutions[grading(cell)["grade_id"]]
     return submission
 
 
 def cell(notebook, grade_id):
-    return next(c for c in notebook.cells if grader(c).get("grade_id") == grade_id)
+    return next(c for c in notebook.cells if grading(c).get("grade_id") == grade_id)
 
 
 def add_cell(notebook, after, source):
@@ -75,7 +72,7 @@ def test_typed_written_answers_are_ok():
     answers = [
         c
         for c in submission.cells
-        if grader(c).get("solution") and c.cell_type == "markdown"
+        if grading(c).get("solution") and c.cell_type == "markdown"
     ]
     assert answers
     for answer in answers:
@@ -168,7 +165,7 @@ def test_an_edited_lecture_cell_is_scanned_but_ok():
     lecture = next(
         c
         for c in submission.cells
-        if c.cell_type == "code" and not grader(c) and "np." in c.source
+        if c.cell_type == "code" and not grading(c) and "np." in c.source
     )
     lecture.source += "\nprint('my note')"
     assert problems(submission) == []
@@ -416,9 +413,9 @@ def test_autograd_in_05_is_flagged_in_its_solution_cell():
 def test_edited_deleted_and_stripped_locked_cells_are_flagged():
     submission = honest("05")
     grade_ids = [
-        grader(c)["grade_id"]
+        grading(c)["grade_id"]
         for c in submission.cells
-        if grader(c).get("grade") and c.cell_type == "code"
+        if grading(c).get("grade") and c.cell_type == "code"
     ]
     cell(submission, grade_ids[0]).source += "\nassert True"
     submission.cells.remove(cell(submission, grade_ids[1]))
@@ -426,14 +423,14 @@ def test_edited_deleted_and_stripped_locked_cells_are_flagged():
     readonly = next(
         c
         for c in submission.cells
-        if grader(c).get("locked") and not grader(c).get("grade")
+        if grading(c).get("locked") and not grading(c).get("grade")
     )
     readonly.source = "pass"
     found = problems(submission, "05")
     assert f"locked cell {grade_ids[0]} was edited" in found
     assert f"locked cell {grade_ids[1]} was deleted" in found
     assert f"grade cell {grade_ids[2]} lost its grading metadata" in found
-    assert f"locked cell {grader(readonly)['grade_id']} was edited" in found
+    assert f"locked cell {grading(readonly)['grade_id']} was edited" in found
 
 
 def test_markdown_answer_cells_are_never_locked():
@@ -441,7 +438,7 @@ def test_markdown_answer_cells_are_never_locked():
     answers = [
         c
         for c in submission.cells
-        if grader(c).get("solution") and c.cell_type == "markdown"
+        if grading(c).get("solution") and c.cell_type == "markdown"
     ]
     submission.cells.remove(answers[0])  # loses points, tampers with nothing
     answers[1].source = "A typed answer."
@@ -462,10 +459,10 @@ def test_a_solution_cell_without_metadata_is_flagged_and_scanned():
 
 def test_a_duplicated_grade_cell_is_flagged():
     submission = honest("03")
-    grade = next(c for c in submission.cells if grader(c).get("grade"))
+    grade = next(c for c in submission.cells if grading(c).get("grade"))
     submission.cells.append(copy.deepcopy(grade))
     found = problems(submission)
-    assert f"cell {grader(grade)['grade_id']} appears 2 times" in found
+    assert f"cell {grading(grade)['grade_id']} appears 2 times" in found
 
 
 def test_what_test_instructors_expects():
@@ -475,15 +472,15 @@ def test_what_test_instructors_expects():
     exec((ROOT / "tests" / "submissions" / "c03.py").read_text(), namespace)
     submission = copy.deepcopy(chapter("03")[1])
     for c in submission.cells:
-        if grader(c).get("grade_id") in namespace["SUBMISSION"]:
-            c.source = namespace["SUBMISSION"][grader(c)["grade_id"]]
+        if grading(c).get("grade_id") in namespace["SUBMISSION"]:
+            c.source = namespace["SUBMISSION"][grading(c)["grade_id"]]
     grade = next(
-        c for c in submission.cells if grader(c).get("grade") and c.cell_type == "code"
+        c for c in submission.cells if grading(c).get("grade") and c.cell_type == "code"
     )
     grade.source += "\nassert True"
     found = problems(submission, source=False)
     assert any("rebinds np.allclose" in p for p in found), found
-    assert f"locked cell {grader(grade)['grade_id']} was edited" in found
+    assert f"locked cell {grading(grade)['grade_id']} was edited" in found
 
 
 def test_command_line(tmp_path, capsys):

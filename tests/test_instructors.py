@@ -16,13 +16,10 @@ import pytest
 from conftest import NOTEBOOKS, ROOT, read_notebook
 
 from grading.handouts import ZIP_NAME, main as make_student
+from upkeep.cells import grading
 
 ASSIGNMENT = "normbook"
 NBGRADER = str(Path(sys.executable).parent / "nbgrader")
-
-
-def grader(cell):
-    return cell.metadata.get("nbgrader", {})
 
 
 def points(notebook):
@@ -32,9 +29,9 @@ def points(notebook):
         for c in notebook.cells
         if c.cell_type == "markdown"
     )
-    graded = [c for c in notebook.cells if grader(c).get("grade")]
-    auto = sum(grader(c)["points"] for c in graded if c.cell_type == "code")
-    manual = sum(grader(c)["points"] for c in graded if c.cell_type == "markdown")
+    graded = [c for c in notebook.cells if grading(c).get("grade")]
+    auto = sum(grading(c)["points"] for c in graded if c.cell_type == "code")
+    manual = sum(grading(c)["points"] for c in graded if c.cell_type == "markdown")
     return count, auto, manual
 
 
@@ -48,10 +45,10 @@ def test_exercise_metadata(path):
     count, auto, _ = points(notebook)
     assert count >= 3, "a chapter needs at least 3 exercises"
     assert auto > 0, "a chapter needs at least one autograded coding exercise"
-    ids = [grader(c)["grade_id"] for c in cells if grader(c)]
+    ids = [grading(c)["grade_id"] for c in cells if grading(c)]
     assert len(ids) == len(set(ids)), "grade_ids must be unique within a notebook"
     for i, cell in enumerate(cells):
-        meta = grader(cell)
+        meta = grading(cell)
         if not meta:
             continue
         assert meta["schema_version"] == 3
@@ -61,9 +58,9 @@ def test_exercise_metadata(path):
                 and "### END SOLUTION" in cell.source
             )
             following = next(c for c in cells[i + 1 :] if c.cell_type == "code")
-            assert grader(following).get("grade") and grader(following).get("locked"), (
-                f"solution {meta['grade_id']} is not followed by a locked grade cell"
-            )
+            assert grading(following).get("grade") and grading(following).get(
+                "locked"
+            ), f"solution {meta['grade_id']} is not followed by a locked grade cell"
         if meta.get("solution") and cell.cell_type == "markdown":
             assert cell.source.lstrip().startswith(":::{dropdown}"), (
                 f"{meta['grade_id']}: written answers are a folded 'Solution' block"
@@ -118,7 +115,7 @@ def test_student_versions_hold_no_solutions(build_dir):
         public = "\n".join(
             hidden.sub("", c.source)
             for c in instructor.cells
-            if not grader(c).get("solution") or c.cell_type == "code"
+            if not grading(c).get("solution") or c.cell_type == "code"
         )
         for cell in instructor.cells:
             for block in hidden.findall(cell.source):
@@ -127,10 +124,10 @@ def test_student_versions_hold_no_solutions(build_dir):
                         assert line.strip() not in text, f"{path.name}: leaked: {line}"
         assert all(not c.get("outputs") for c in student.cells if c.cell_type == "code")
         for cell in student.cells:
-            if grader(cell).get("locked"):
+            if grading(cell).get("locked"):
                 assert cell.metadata.get("editable") is False, "locked cells are locked"
-            if grader(cell).get("grade"):
-                assert grader(cell).get("checksum"), "grade cells carry a checksum"
+            if grading(cell).get("grade"):
+                assert grading(cell).get("checksum"), "grade cells carry a checksum"
     for path in NOTEBOOKS:
         source = read_notebook(build_dir / "nbgrader-source" / path.stem / path.name)
         assert not [
@@ -187,8 +184,8 @@ def honest_rewrites(path):
 def adversary(released, replacements):
     notebook = nbformat.read(released, as_version=4)
     for cell in notebook.cells:
-        grade_id = grader(cell).get("grade_id")
-        if grader(cell).get("solution") and grade_id in replacements:
+        grade_id = grading(cell).get("grade_id")
+        if grading(cell).get("solution") and grade_id in replacements:
             cell.source = replacements[grade_id]
     return notebook
 
@@ -199,9 +196,9 @@ def coding_exercises(notebook):
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
-        if grader(cell).get("solution"):
+        if grading(cell).get("solution"):
             exercises.append((cell, []))
-        elif grader(cell).get("grade") and exercises:
+        elif grading(cell).get("grade") and exercises:
             exercises[-1][1].append(cell)
     return exercises
 
@@ -292,12 +289,12 @@ def generic_attacks(released, instructor, chapter):
     cells that tamper with the kernel. Every grade cell must score 0."""
     notebook = nbformat.read(released, as_version=4)
     models = {
-        grader(cell)["grade_id"]: (cell.source, forbidden_names(grade_cells))
+        grading(cell)["grade_id"]: (cell.source, forbidden_names(grade_cells))
         for cell, grade_cells in coding_exercises(instructor)
     }
     kinds = ["frame", "liar", "reference", "autograd"]
     for k, (cell, grade_cells) in enumerate(coding_exercises(notebook)):
-        model, forbidden = models[grader(cell)["grade_id"]]
+        model, forbidden = models[grading(cell)["grade_id"]]
         name, kind = defined_function(model), kinds[(k + chapter) % len(kinds)]
         if kind == "reference" and forbidden:
             cell.source = CAPTURED_REFERENCE.format(name=name, forbidden=forbidden[0])
@@ -318,7 +315,7 @@ def honest_variant(notebook):
     """The model solutions as a student would hand them in: typed written answers, an
     added cell that tries things out, a module-level name of the student's own."""
     for cell in notebook.cells:
-        meta = grader(cell)
+        meta = grading(cell)
         if meta.get("solution") and cell.cell_type == "code":
             cell.source = "my_check = 1  # a quick self-test of my own\n" + cell.source
         if meta.get("solution") and cell.cell_type == "markdown":
@@ -430,7 +427,7 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
     answers = [
         c
         for c in graded.cells
-        if grader(c).get("solution") and c.cell_type == "markdown"
+        if grading(c).get("solution") and c.cell_type == "markdown"
     ]
     schemes = [c for c in graded.cells if c.source.startswith("**For the grader")]
     assert len(schemes) == len(answers), "formgrader's copy shows every mark scheme"
@@ -441,7 +438,7 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
         grade_cell = next(
             c
             for c in tampered.cells
-            if grader(c).get("grade") and c.cell_type == "code"
+            if grading(c).get("grade") and c.cell_type == "code"
         )
         grade_cell.source += "\nassert True"
         nbformat.write(tampered, tmp_path / path.name)
@@ -459,5 +456,5 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
         assert result.returncode == 1, student
         if any("np.allclose =" in source for source in replacements.values()):
             assert "rebinds np.allclose" in result.stdout, result.stdout
-        edited = f"locked cell {grader(grade_cell)['grade_id']} was edited"
+        edited = f"locked cell {grading(grade_cell)['grade_id']} was edited"
         assert edited in result.stdout, result.stdout

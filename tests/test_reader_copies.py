@@ -16,11 +16,11 @@ from functools import cache
 import pytest
 
 from conftest import NOTEBOOKS, ROOT
+from upkeep.cells import without_magics
 
 import reader_copies as rc
 
 SITE = "https://example.github.io/book/"
-LINK = re.compile(r"\]\((" + re.escape(SITE) + r"[^)\s]*)\)")
 
 
 def small_targets(site=SITE):
@@ -223,12 +223,7 @@ def test_reader_copy_code_is_the_chapters_code(built_book, path):
             continue
         code = "".join(mine["source"])
         assert "BEGIN SOLUTION" not in code and "BEGIN HIDDEN TESTS" not in code
-        plain = [
-            line
-            for line in code.split("\n")
-            if not line.lstrip().startswith(("%", "!"))
-        ]
-        compile("\n".join(plain), path.name, "exec")
+        compile(without_magics(code), path.name, "exec")
         kept = set("".join(theirs["source"]).split("\n"))
         assert set(code.split("\n")) <= kept
 

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from conftest import NOTEBOOKS, read_notebook
+from upkeep.cells import without_magics
 
 # What Colab preinstalls and the chapters may import (numba: chapter 09's kernels;
 # transformers: chapter 11's atlas).
@@ -28,10 +29,7 @@ RUNTIME = {
 
 
 def imported_modules(source):
-    lines = [
-        line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))
-    ]
-    for node in ast.walk(ast.parse("\n".join(lines))):
+    for node in ast.walk(ast.parse(without_magics(source))):
         if isinstance(node, ast.Import):
             yield from (alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -80,9 +78,7 @@ def test_python_310_compatible(path):
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
-        source = "\n".join(
-            l for l in cell.source.splitlines() if not l.lstrip().startswith(("%", "!"))
-        )
+        source = without_magics(cell.source)
         tree = ast.parse(
             source, feature_version=(3, 10)
         )  # rejects except*, and other newer syntax
@@ -169,9 +165,7 @@ def test_no_numpy_api_removed_in_numpy_2(path):
     for cell in read_notebook(path).cells:
         if cell.cell_type != "code":
             continue
-        source = "\n".join(
-            l for l in cell.source.splitlines() if not l.lstrip().startswith(("%", "!"))
-        )
+        source = without_magics(cell.source)
         for node in ast.walk(ast.parse(source)):
             if (
                 isinstance(node, ast.Attribute)

@@ -9,6 +9,7 @@ import nbformat
 import pytest
 
 from conftest import NOTEBOOKS, ROOT, notebook_title, read_notebook, toc_files
+from upkeep.cells import grading, without_magics
 
 MACHINE_PATH = re.compile(
     r"(/home/|/root/|/work/|/tmp/|/Users/|[A-Z]:\\\\Users|site-packages)"
@@ -79,7 +80,7 @@ def test_no_checkpoints_or_caches_committed():
 
 
 def test_shared_code_in_sync():
-    """Every synced cell and grading harness equals its source in normbook/."""
+    """Every synced cell (the grading harness too) equals its source in normbook/."""
     result = subprocess.run(
         [sys.executable, "-m", "upkeep.sync", "--check"],
         cwd=ROOT,
@@ -87,6 +88,54 @@ def test_shared_code_in_sync():
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_one_grading_harness_before_the_grade_cells(path):
+    """The harness stands once, in a locked cell tagged sync:grading before the first
+    grade cell that uses it; no grade cell carries a copy."""
+    cells = read_notebook(path).cells
+    harness = [
+        k for k, c in enumerate(cells) if "sync:grading" in c.metadata.get("tags", [])
+    ]
+    uses = [
+        k
+        for k, c in enumerate(cells)
+        if grading(c).get("grade")
+        and c.cell_type == "code"
+        and re.search(r"\b_(call_without|compare|normwise_error)\(", c.source)
+    ]
+    assert len(harness) == (1 if uses else 0), f"harness cells {harness}"
+    if uses:
+        assert harness[0] < uses[0], "the harness comes after a grade cell using it"
+        assert grading(cells[harness[0]]).get("locked"), "the harness is not locked"
+    copies = [k for k, c in enumerate(cells) if "GRADING HARNESS" in c.source]
+    assert not copies, f"cells {copies} carry a copy of the harness"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_an_exercise_defines_each_reference_once(path):
+    """A grade cell does not define again a function, class or literal constant that an
+    earlier grade cell of the same exercise defined (it uses that one)."""
+    repeated, seen = [], {}
+    for k, cell in enumerate(read_notebook(path).cells):
+        if cell.cell_type != "code":
+            continue
+        if grading(cell).get("solution"):
+            seen = {}
+        elif grading(cell).get("grade"):
+            for node in ast.parse(without_magics(cell.source)).body:
+                if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Assign)):
+                    key = ast.dump(node)
+                    if isinstance(node, ast.Assign):
+                        try:
+                            ast.literal_eval(node.value)
+                        except ValueError:
+                            continue
+                    if key in seen:
+                        repeated.append(f"cell {k} repeats cell {seen[key]}")
+                    seen.setdefault(key, k)
+    assert not repeated, repeated
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -332,9 +381,7 @@ def test_one_parameters_cell(path):
     tagged = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1, "expected one code cell tagged `parameters`"
     for cell in cells:
-        source = "\n".join(
-            line for line in cell.source.splitlines() if not line.startswith(("%", "!"))
-        )
+        source = without_magics(cell.source)
         assigned = {
             target.id
             for node in ast.parse(source).body
