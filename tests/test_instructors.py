@@ -328,6 +328,7 @@ def grade_course(course, assignment):
     result = subprocess.run(
         [sys.executable, "-m", "grading.grade", "--course", str(course)]
         + [assignment, "--json", str(course / "reports.json")],
+        cwd=ROOT,
         capture_output=True,
         text=True,
     )
@@ -450,6 +451,7 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
                 str(released),
                 str(tmp_path / path.name),
             ],
+            cwd=ROOT,
             capture_output=True,
             text=True,
         )
