@@ -14,8 +14,13 @@ same file over the page's download (`_build/html/_sources/notebooks/NN-name.ipyn
 - code keeps running alone: nbgrader's markers and hidden tests are dropped (as on the site),
   solutions start collapsed in JupyterLab, and the Colab badge opens the reader copy.
 
-The book's build runs this (book/_ext/reader_notebooks.py), so `make book`, the tests and CI
-all publish the copies. By hand, after a build: `python book/_ext/reader_copies.py [_build]`.
+This module is also the Sphinx extension that runs the conversion when the HTML build
+finishes (so `make book`, the tests and CI publish the same copies), with the figure
+numbers, section titles and bibliography anchors of the build itself. The launch buttons
+(Binder, Colab) open the copies: they point at the branch `reader_copies_branch`
+(default `notebooks`), to which the book workflow pushes them in the repository's layout;
+the download button serves `_sources/notebooks/NN-name.ipynb`, replaced by the copy.
+By hand, after a build: `python book/_ext/reader_copies.py [_build]`.
 """
 
 import copy
@@ -28,8 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from notebook_filters import HIDDEN, MARKER
+from sphinx.util import logging
 
 ROOT = Path(__file__).resolve().parents[2]
+LOGGER = logging.getLogger(__name__)
 
 ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<target>[^`]*)`")
 LABEL_LINE = re.compile(r"^\s*\([^()\s]+\)=\s*$")
@@ -318,6 +325,47 @@ def write_copies(
             target.write_text(text + "\n", encoding="utf-8")
         written.append(Path(outdir) / f"{docname}.ipynb")
     return written
+
+
+def _launch_from_reader_branch(app, config):
+    options = dict(config.html_theme_options or {})
+    if options.get("repository_url"):
+        options["repository_branch"] = config.reader_copies_branch
+        config.html_theme_options = options
+
+
+def _keep_source(app, docname, source):
+    """The notebook as the build read it (a later edit must not mix into this build)."""
+    if str(app.env.doc2path(docname)).endswith(".ipynb"):
+        app.reader_copy_sources[docname] = source[0]
+
+
+def _write(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    options = app.config.html_theme_options or {}
+    repository = options.get("repository_url", "")
+    site = site_url(repository, app.config.html_baseurl)
+    written = write_copies(
+        app.env,
+        app.srcdir,
+        app.outdir,
+        site,
+        repository,
+        app.config.reader_copies_branch,
+        app.reader_copy_sources,
+    )
+    LOGGER.info(f"reader copies: {len(written)} chapters, linked to {site}")
+
+
+def setup(app):
+    app.add_config_value("reader_copies_branch", "notebooks", "html")
+    app.connect("config-inited", _launch_from_reader_branch, priority=900)
+    app.reader_copy_sources = {}
+    # Before notebook_filters.py rewrites the source for the page.
+    app.connect("source-read", _keep_source, priority=100)
+    app.connect("build-finished", _write)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
 def main(build="_build"):
