@@ -15,7 +15,8 @@ extra on a GPU. Each timing is one CUDA-event interval around 10 back-to-back ca
 (the launch queue stays full, so Python's overhead is hidden as in a training step),
 repeated 15 times: median and the 20th-80th percentile spread.
 
-The results go to a JSON file with the device, driver, versions, date and command.
+The results go to a JSON file with the device, driver, versions, date and command;
+`make sync` writes what chapter 10 shows of it into its data cell (measure/stored.py).
 `--tiny` runs every row once on tiny shapes, on the CPU under the Triton interpreter
 when no GPU is present: the tests use it to check the script, not to measure.
 """
@@ -146,36 +147,6 @@ def dump(result):
         items = ",\n".join("  " + json.dumps(item) for item in result[key])
         parts.append(f' "{key}": [\n{items}\n ]')
     return ",\n".join(parts) + "\n}\n"
-
-
-def stored_rows(result):
-    """The rows as chapter 10 stores them: (dtype, D, op, direction, impl, GB/s at the
-    median, 20th and 80th percentile of the bandwidth), GB/s rounded to integers."""
-    rows = []
-    for r in result["rows"]:
-        median, p20, p80 = r["seconds"]
-        gb = r["GBps"] * median  # the bytes moved, in GB
-        rows.append(
-            (r["dtype"], r["D"], r["op"], r["direction"], r["impl"])
-            + (round(gb / median), round(gb / p80), round(gb / p20))
-        )
-    return rows
-
-
-def stored_kernels(result):
-    """The backward kernels' registers as chapter 10 stores them, float32, rows of
-    8192 and more: (layer, D, warps, W_IN_LOOP, SPLIT, registers per thread, 4-byte
-    words spilled to local memory per thread)."""
-    rows = set()
-    for k in result.get("kernels", []):
-        D = k.get("BLOCK", 0) * k.get("SPLIT", 0)
-        if k["kernel"].endswith("_bwd") and k["dtype"] == "fp32" and D >= 8192:
-            layer = k["kernel"].strip("_").removesuffix("_bwd")
-            rows.add(
-                (layer, D, k["num_warps"], k["W_IN_LOOP"], k["SPLIT"])
-                + (k["registers"], k["spilled_words"])
-            )
-    return sorted(rows)
 
 
 def environment(command):

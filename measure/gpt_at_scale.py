@@ -16,7 +16,8 @@ or none (as the chapter: 50 of 200), at three peak rates, three seeds each, all 
 models of a placement at once. Matrix products use TensorFloat-32 on a GPU, as training
 code usually does. The results (validation curves from the initial loss on, seconds per
 placement) go to a JSON file with the device, versions, date and command, for chapter
-08 to plot.
+08 to plot: `make sync` writes what the chapter shows of it into its data cell
+(measure/stored.py).
 """
 
 import argparse
@@ -134,26 +135,6 @@ def run(sizes, out, command, device, text, minutes=None):
             )
             out.write_text(json.dumps(result, indent=1) + "\n")
     return result
-
-
-def stored_finals(result):
-    """A result as chapter 08 shows it: the sizes, {size: (d, n_heads, n_layers, context,
-    batch, steps)}, and one row per size, placement, rate and warm-up: (size, placement,
-    peak lr, warm-up, then the validation loss after training for each seed, to 3
-    decimals)."""
-    sizes, rows = {}, []
-    for r in result["runs"]:
-        keys = ("d", "n_heads", "n_layers", "context", "batch", "steps")
-        sizes[r["size"]] = tuple(r[k] for k in keys)
-        for lr in r["lrs"]:
-            for w in r["warmups"]:
-                losses = [
-                    round(curve[-1], 3)
-                    for (lr_, w_, _), curve in zip(r["runs"], r["val"])
-                    if (lr_, w_) == (lr, w)
-                ]
-                rows.append((r["size"], r["placement"], lr, w, *losses))
-    return sizes, rows
 
 
 def main():

@@ -13,6 +13,7 @@ four heads, 12 blocks, 400 steps of 16 windows of 32 characters, 40 of them warm
 The JSON holds, per placement and model, the validation loss every 25 steps, each
 block's gradient norm averaged over the last 50 steps and each block's largest attention
 logit at the end; with the environment, the text's checksum and its yardsticks.
+`make sync` writes what chapter 13 shows of it into its data cell (measure/stored.py).
 """
 
 import argparse
@@ -108,19 +109,6 @@ def merge(parts, command):
             },
         }
     return merged
-
-
-def stored_table(result):
-    """The sweep as chapter 13 stores it: the rates, and per placement the final
-    validation loss of every (rate, seed), rates outer, and each block's gradient norm
-    for every seed at the rate 0.01."""
-    lrs, seeds = result["model"]["lrs"], result["model"]["seeds"]
-    final, grad = {}, {}
-    for name, r in result["placements"].items():
-        finals = {tuple(run): curve[-1] for run, curve in zip(r["runs"], r["val"])}
-        final[name] = [[finals[lr, s] for s in seeds] for lr in lrs]
-        grad[name] = [g for (lr, _), g in zip(r["runs"], r["grad"]) if lr == 1e-2]
-    return lrs, final, grad
 
 
 def main():

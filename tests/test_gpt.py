@@ -290,33 +290,21 @@ def test_token_cosine_sees_rank_collapse():
     assert token_cosine(apart, 8).abs().max() < 0.05
 
 
-def test_the_chapter_shows_the_stored_runs():
-    """Chapter 08's STORED, STORED_ENV and STORED_YARDSTICKS are the two stored files
-    (make gpt-at-scale's), row for row."""
-    import nbformat
-
-    from measure.gpt_at_scale import stored_finals
-
-    results = [
+def test_the_stored_runs_share_their_text():
+    """Chapter 08 shows the two stored files (make gpt-at-scale's) against one set of
+    yardsticks and seeds: the files trained on the same text with the same seeds."""
+    scale, depth = (
         json.loads((STORED / name).read_text())
         for name in ["gpt-scale-h100.json", "gpt-depth-h100.json"]
-    ]
-    nb = nbformat.read(ROOT / "notebooks/08-transformer.ipynb", as_version=4)
-    first = "# The stored runs (book/"
-    (cell,) = [c.source for c in nb.cells if c.source.startswith(first)]
-    shown = {}
-    exec(cell, shown)
-    assert shown["STORED_ENV"] == [r["environment"] for r in results]
-    yardsticks = results[0]["yardsticks"]
-    assert shown["STORED_YARDSTICKS"] == yardsticks == results[1]["yardsticks"]
-    sizes = {k: v for r in results for k, v in stored_finals(r)[0].items()}
-    assert shown["STORED_SIZES"] == sizes
-    assert shown["STORED"] == [row for r in results for row in stored_finals(r)[1]]
+    )
+    assert scale["corpus"] == depth["corpus"]
+    assert scale["yardsticks"] == depth["yardsticks"]
+    assert scale["seeds"] == depth["seeds"] == [0, 1, 2]
 
 
 def check_depth_sweep(result, n_layers, models):
     assert {"date", "command", "python", "torch"} <= set(result["environment"])
-    assert result["environment"]["command"].startswith("python scripts/placements_at")
+    assert "placements_at_depth" in result["environment"]["command"]
     s = result["yardsticks"]
     assert s["uniform"] > s["unigram"] > s["bigram"] > s["trigram"] > 0
     assert result["model"]["n_layers"] == n_layers
@@ -337,14 +325,13 @@ def test_the_depth_sweep_merges_seeds_run_apart(tmp_path):
     the script, not a result), run whole and one seed per process, then merged: the
     same numbers (each model depends on its own seed alone), with each part's
     environment and seeds listed."""
-    script = ROOT / "scripts" / "placements_at_depth.py"
-    run = [sys.executable, script, "--tiny", "--out"]
+    run = [sys.executable, "-m", "measure.placements_at_depth", "--tiny", "--out"]
     parts = [tmp_path / f"seed-{s}.json" for s in (0, 1)]
     for s, part in enumerate(parts):
-        subprocess.run([*run, part, "--seeds", str(s)], check=True)
+        subprocess.run([*run, part, "--seeds", str(s)], check=True, cwd=ROOT)
     merged, whole = tmp_path / "merged.json", tmp_path / "whole.json"
-    subprocess.run([*run, merged, "--merge", *parts], check=True)
-    subprocess.run([*run, whole], check=True)
+    subprocess.run([*run, merged, "--merge", *parts], check=True, cwd=ROOT)
+    subprocess.run([*run, whole], check=True, cwd=ROOT)
     merged, whole = (json.loads(f.read_text()) for f in (merged, whole))
     check_depth_sweep(whole, n_layers=3, models=2)
     check_depth_sweep(merged, n_layers=3, models=2)
@@ -357,27 +344,15 @@ def test_the_depth_sweep_merges_seeds_run_apart(tmp_path):
             assert m[key] == r[key], (name, key)
 
 
-def test_chapter_13_shows_the_stored_depth_sweep():
-    """The stored sweep is complete (five placements, six rates, nine seeds, 12
-    blocks), and chapter 13's DEPTH_* literals are that file, number for number."""
-    import nbformat
-
-    from measure.placements_at_depth import stored_table
-
+def test_the_stored_depth_sweep_is_complete():
+    """The stored sweep that chapter 13 shows (make placements-at-depth's file) is
+    complete: five placements at 12 blocks, each with one model per rate and seed (six
+    rates, nine seeds), from three parts of three seeds."""
     result = json.loads((STORED / "placements-at-depth.json").read_text())
-    check_depth_sweep(result, n_layers=12, models=54)
-    nb = nbformat.read(ROOT / "notebooks/13-instability.ipynb", as_version=4)
-    first = "# The stored sweep (book/"
-    (cell,) = [c.source for c in nb.cells if c.source.startswith(first)]
-    shown = {}
-    exec(cell, shown)
-    lrs, final, grad = stored_table(result)
-    assert shown["DEPTH_ENV"] == result["environment"]
-    assert shown["DEPTH_TEXT_SHA256"] == result["text_sha256"]
-    assert shown["DEPTH_MODEL"] == result["model"]
-    assert shown["DEPTH_YARD"] == result["yardsticks"]
-    assert (shown["DEPTH_LRS"], shown["DEPTH_FINAL"], shown["DEPTH_GRAD"]) == (
-        lrs,
-        final,
-        grad,
-    )
+    lrs, seeds = result["model"]["lrs"], result["model"]["seeds"]
+    assert lrs == [1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1] and seeds == list(range(9))
+    check_depth_sweep(result, n_layers=12, models=len(lrs) * len(seeds))
+    for r in result["placements"].values():
+        assert sorted(map(tuple, r["runs"])) == [(lr, s) for lr in lrs for s in seeds]
+    parts = [p["seeds"] for p in result["environment"]["parts"]]
+    assert parts == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]

@@ -7,6 +7,11 @@ is one such cell per chapter); one tagged `sync:MODULE:NAME` (one tag per defini
 tags cannot hold commas) holds those top-level definitions, in the order of its tags,
 each with the comment lines just above it.
 
+Stored measurements are shared the same way: a cell tagged `sync:data:NAME` (one tag
+per file, in order; NAME is a file of book/assets/measurements/ without .json, e.g.
+`sync:data:gpu-h200`) is written from those files by the formatter that
+measure/stored.py lists for them, the one place that says how a chapter shows them.
+
 `python -m upkeep.sync` rewrites the copies (then re-run `make execute`);
 `--check` only reports the chapters that differ and exits 1 if any does.
 """
@@ -16,10 +21,12 @@ import re
 import sys
 from pathlib import Path
 
+from measure import stored
 from upkeep.cells import check_or_update
 
 SOURCES = Path(__file__).resolve().parent.parent / "normbook"
 TAG = re.compile(r"^sync:(\w+)(?::(\w+))?$")
+DATA_TAG = re.compile(r"^sync:data:([\w.-]+)$")
 
 
 def module_source(module):
@@ -50,12 +57,20 @@ def definition(module, name):
 
 def synced_source(cell):
     """What the cell must hold, or None if it is no copy."""
+    tags = cell.get("metadata", {}).get("tags", [])
+    data = [m.group(1) for m in map(DATA_TAG.match, tags) if m]
     parts = []
-    for tag in cell.get("metadata", {}).get("tags", []):
+    for tag in tags:
         match = TAG.match(tag)
-        if match:
+        if match and not DATA_TAG.match(tag):
             module, name = match.groups()
             parts.append(definition(module, name) if name else module_source(module))
+    if data and parts:
+        raise SystemExit(
+            f"sync: a cell tagged sync:data:{data[0]} holds shared code too"
+        )
+    if data:
+        return stored.cell_source(data)
     return "\n\n\n".join(parts) if parts else None
 
 
@@ -73,7 +88,7 @@ if __name__ == "__main__":
         check_or_update(
             sync,
             sys.argv[1:],
-            "{name}: shared code differs from normbook/; run `make sync`",
+            "{name}: shared code or data differs from its source; run `make sync`",
             "updated {name} (run `make execute NB=notebooks/{name}`)",
         )
     )
