@@ -1,8 +1,12 @@
-"""Shared fixtures: the repository's notebooks, the book built once per test run, a browser."""
+"""Shared fixtures: the repository's notebooks, the book built once per test run, a
+browser; `require`, for a test whose environment may be missing; the test tiers
+(markers, pyproject.toml) and the order in which `make test` hands tests out."""
 
 import contextlib
 import functools
 import http.server
+import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -34,6 +38,42 @@ CHROMIUM_ARGS = [
 ]
 
 
+def in_ci():
+    """CI=true (GitHub Actions sets it): CI promises the whole environment."""
+    return os.environ.get("CI", "").lower() in ("true", "1")
+
+
+def require(condition, what, module=False):
+    """A test that cannot run here because `what` is missing skips, saying why; under
+    CI=true it fails instead, so a missing browser or environment never passes as a
+    green run. `module=True` at the top of a test module."""
+    if condition:
+        return
+    if in_ci():
+        pytest.fail(f"CI=true, but {what}", pytrace=False)
+    pytest.skip(f"skipped: {what}", allow_module_level=module)
+
+
+def needs_triton(path):
+    """A chapter whose code imports triton (`make test-triton` runs it)."""
+    return "import triton" in Path(path).read_text()
+
+
+def has_triton():
+    return importlib.util.find_spec("triton") is not None
+
+
+def chapters():
+    """The chapters as parameters of a test that runs them. A chapter that needs
+    triton is marked `triton`: `make test` deselects it, `make test-triton` runs it."""
+    return [
+        pytest.param(
+            p, id=p.name, marks=[pytest.mark.triton] if needs_triton(p) else []
+        )
+        for p in NOTEBOOKS
+    ]
+
+
 def toc_files():
     """Every file named in _toc.yml, in reading order (without extension)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
@@ -56,8 +96,9 @@ def notebook_title(notebook):
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """nbval runs a notebook's cells in order, in one kernel: all of a notebook's cells
-    go to one xdist worker, as one unit (the units with the most tests first); every
-    other test is a unit of its own, given to whichever worker is free."""
+    go to one xdist worker, as one unit; every other test is a unit of its own. The
+    units go, in the order pytest_collection_modifyitems leaves, to whichever worker
+    is free."""
     from xdist.scheduler import LoadScopeScheduling
 
     class NotebookScheduling(LoadScopeScheduling):
@@ -71,6 +112,51 @@ def work_unit(nodeid):
     """The notebook of an nbval cell; any other test is its own unit."""
     path = nodeid.split("::", 1)[0]
     return path if path.endswith(".ipynb") else nodeid
+
+
+def pytest_configure(config):
+    # xdist hands the work units out in the order pytest_collection_modifyitems leaves
+    # them (by default it sorts them by their number of tests).
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+# Markers that follow from what a test uses (pyproject.toml registers them).
+BY_FIXTURE = {
+    "built_book": "book",
+    "reader_copies": "book",
+    "browser": "browser",
+}
+# Slow kinds of work first, so that the two workers finish together: the site build
+# (the first test that needs the site builds it, beside a worker busy with a chapter),
+# the chapters (nbval, and the other tests that run a kernel), the grading rounds, the
+# Colab-stack runs, the browser, the other tests of the site, the rest.
+ORDER = ["notebook", "grading", "colab", "browser", "book"]
+
+
+def rank(item, first_book):
+    if item is first_book:
+        return -1
+    for k, name in enumerate(ORDER):
+        if item.get_closest_marker(name):
+            return k
+    return len(ORDER)
+
+
+# tryfirst: the markers are in place before `-m` selects.
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if str(item.path).endswith(".ipynb"):
+            item.add_marker("notebook")  # an nbval cell
+        used = getattr(item, "fixturenames", ())
+        for fixture, marker in BY_FIXTURE.items():
+            if fixture in used:
+                item.add_marker(marker)
+        if item.get_closest_marker("static") and any(f in used for f in BY_FIXTURE):
+            raise pytest.UsageError(f"{item.nodeid} is marked static but needs {used}")
+    first_book = next((i for i in items if i.get_closest_marker("book")), None)
+    items.sort(key=lambda item: rank(item, first_book))
 
 
 @pytest.fixture(scope="session")
@@ -128,10 +214,10 @@ def serve(directory):
 
 @pytest.fixture(scope="session")
 def browser():
-    if CHROMIUM is None:
-        pytest.skip(
-            "skipped: no browser (install Debian's chromium, or run `make browser` as root)"
-        )
+    require(
+        CHROMIUM,
+        "no Chromium (install Debian's chromium, or run `make browser` as root)",
+    )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -82,6 +82,7 @@ def test_bibliography_rendered(built_book):
     )
 
 
+@pytest.mark.static
 def test_bibliography_links_every_entry():
     """Every entry has a DOI, an arXiv identifier or a URL, rendered as a link."""
     entries = re.split(
@@ -104,6 +105,7 @@ def test_bibliography_uses_author_year_labels(built_book):
     )
 
 
+@pytest.mark.static
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_interactive_figure_frames_fit_the_budget(path):
     frames = set()
@@ -135,6 +137,7 @@ def test_points_table_generated_from_the_notebooks(built_book):
     assert cells[start + 1 : start + 5] == [*map(str, totals), str(sum(totals[1:]))]
 
 
+@pytest.mark.static
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_each_exercise_reads_as_task_tests_and_one_solution(path):
     """On the page an exercise is its task, one fold with all its tests and nothing

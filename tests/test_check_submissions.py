@@ -16,6 +16,8 @@ from grading import scan as check_submissions
 from grading.handouts import student_version
 from upkeep.cells import grading
 
+pytestmark = pytest.mark.static
+
 CHAPTERS = {p.stem[:2]: p for p in NOTEBOOKS}
 
 

@@ -3,9 +3,13 @@
 import json
 import zipfile
 
+import pytest
+
 from conftest import NOTEBOOKS
 
 from grading.collect import main
+
+pytestmark = pytest.mark.static
 
 
 def test_renamed_files_land_by_content_and_nothing_is_dropped(tmp_path, capsys):

@@ -7,6 +7,8 @@ import pytest
 from normbook.dyt import dyt_backward, dyt_forward
 from normbook.gradcheck import eval_numerical_gradient_array, rel_error
 
+pytestmark = pytest.mark.static
+
 
 @pytest.mark.parametrize("shape, alpha", [((4, 7), 0.5), ((2, 3, 5), 1.7), ((6,), 0.1)])
 def test_the_backward_matches_numerical_gradients(shape, alpha):

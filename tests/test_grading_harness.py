@@ -8,6 +8,8 @@ import torch
 from grading import runner as grade_runner
 from normbook import grading
 
+pytestmark = pytest.mark.static
+
 
 def square(t):
     return (t**2).sum()

@@ -1,7 +1,6 @@
 """The instructor pipeline: exercise metadata, student versions, and a real nbgrader round."""
 
 import ast
-import importlib.util
 import json
 import os
 import re
@@ -13,7 +12,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import NOTEBOOKS, ROOT, read_notebook
+from conftest import (
+    NOTEBOOKS,
+    ROOT,
+    chapters,
+    has_triton,
+    needs_triton,
+    read_notebook,
+    require,
+)
 
 from grading.handouts import ZIP_NAME, main as make_student
 from upkeep.cells import grading
@@ -38,6 +45,7 @@ def points(notebook):
 MARK_SCHEME = re.compile(r"\*\*Mark scheme \((\d+) points?\)")
 
 
+@pytest.mark.static
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_exercise_metadata(path):
     notebook = read_notebook(path)
@@ -94,6 +102,7 @@ def build_dir(tmp_path_factory):
     return out
 
 
+@pytest.mark.static
 def test_student_versions_hold_no_solutions(build_dir):
     student_dir = build_dir / "student"
     assert (student_dir / ZIP_NAME).stat().st_size > 0
@@ -336,7 +345,8 @@ def grade_course(course, assignment):
     return json.loads((course / "reports.json").read_text())
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.grading
+@pytest.mark.parametrize("path", chapters())
 def test_grading_round(tmp_path, build_dir, path, artifacts):
     """A real nbgrader course, one assignment per chapter, graded by grading/grade.py
     (the checks in another process than the student's code). The model solutions,
@@ -348,11 +358,8 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
     generic attacks (frame oracles, lying arrays, captured references and autograd,
     kernel hooks in added cells) get 0 and are flagged; check_submissions flags the
     monkeypatch and an edited grade cell."""
-    if (
-        "import triton" in path.read_text()
-        and importlib.util.find_spec("triton") is None
-    ):
-        pytest.skip("skipped: the chapter needs triton; `make test-triton` grades it")
+    if needs_triton(path):
+        require(has_triton(), "no triton here (`make test-triton` grades this chapter)")
     assignment, course = path.stem, tmp_path / "course"
     source = course / "source" / assignment
     source.mkdir(parents=True)

@@ -17,7 +17,7 @@ import sys
 import pytest
 from jupyter_client.manager import start_new_kernel
 
-from conftest import ROOT
+from conftest import ROOT, require
 
 FIGURE = """
 import matplotlib
@@ -32,12 +32,15 @@ frames = interactive_figure(draw, {"gain": [0.5, 1, 2], "kind": ["tanh", "relu"]
 """
 
 
-def environments():
-    envs = [("pinned", sys.executable)]
-    colab = os.environ.get("STANDALONE_PYTHON")
-    if colab:
-        envs.append(("colab-stack", colab))
-    return envs
+pytestmark = pytest.mark.notebook
+
+
+def python_of(name):
+    if name == "pinned":
+        return sys.executable
+    python = os.environ.get("STANDALONE_PYTHON")
+    require(python, "STANDALONE_PYTHON is not set (`make test` sets it)")
+    return python
 
 
 def drain(client, timeout=60):
@@ -67,9 +70,10 @@ def sha1_of(client, expression):
 
 
 @pytest.mark.parametrize(
-    "name,python", environments(), ids=[e[0] for e in environments()]
+    "name", ["pinned", pytest.param("colab-stack", marks=pytest.mark.colab)]
 )
-def test_controls_swap_frames_in_a_live_kernel(tmp_path, name, python):
+def test_controls_swap_frames_in_a_live_kernel(tmp_path, name):
+    python = python_of(name)
     kernels = tmp_path / "kernels" / "live"
     kernels.mkdir(parents=True)
     spec = {

@@ -21,6 +21,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import require
+
+pytestmark = pytest.mark.static
+
 ROOT = Path(__file__).resolve().parent.parent
 LOADER = ROOT / "normbook" / "mnist.py"
 NAMES = [
@@ -363,8 +367,10 @@ def test_repository_data_is_found_from_the_notebooks_folder(loader, monkeypatch)
     data = ROOT / "data" / "mnist"
     monkeypatch.chdir(ROOT / "notebooks")
     assert ("data/mnist", data) in loader["mnist_default_dirs"]()
-    if not all((data / name).is_file() for name in NAMES):
-        pytest.skip("data/mnist is not populated (run `make data`)")
+    require(
+        all((data / name).is_file() for name in NAMES),
+        "data/mnist is not populated (run `make data`)",
+    )
     x_train, y_train, x_test, y_test = loader["load_mnist"](mirrors=[], verbose=False)
     assert x_train.shape == (60000, 28, 28) and x_test.shape == (10000, 28, 28)
     assert y_train.shape == (60000,) and y_test.shape == (10000,)
@@ -372,8 +378,10 @@ def test_repository_data_is_found_from_the_notebooks_folder(loader, monkeypatch)
 
 def test_fetch_mnist_is_a_noop_when_data_is_present():
     data = ROOT / "data" / "mnist"
-    if not all((data / name).is_file() for name in NAMES):
-        pytest.skip("data/mnist is not populated (run `make data`)")
+    require(
+        all((data / name).is_file() for name in NAMES),
+        "data/mnist is not populated (run `make data`)",
+    )
     before = {name: (data / name).stat().st_mtime_ns for name in NAMES}
     run = subprocess.run(
         [sys.executable, "-m", "upkeep.fetch_mnist"],

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT
 
 
@@ -19,6 +21,7 @@ def pins(path):
     return found
 
 
+@pytest.mark.static
 def test_workflow_passes_actionlint():
     actionlint = Path(sys.executable).parent / "actionlint"
     result = subprocess.run(
@@ -29,6 +32,7 @@ def test_workflow_passes_actionlint():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.static
 def test_binder_pins_match_the_tested_environment():
     binder, tested = (
         pins(ROOT / "binder" / "requirements.txt"),

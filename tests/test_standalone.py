@@ -12,6 +12,8 @@ import pytest
 from conftest import NOTEBOOKS, read_notebook
 from upkeep.cells import without_magics
 
+pytestmark = pytest.mark.static
+
 # What Colab preinstalls and the chapters may import (numba: chapter 09's kernels;
 # transformers: chapter 11's atlas).
 # Colab installs triton with its torch (GPU and CPU runtimes alike).

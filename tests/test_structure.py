@@ -11,6 +11,8 @@ import pytest
 from conftest import NOTEBOOKS, ROOT, notebook_title, read_notebook, toc_files
 from upkeep.cells import grading, without_magics
 
+pytestmark = pytest.mark.static
+
 MACHINE_PATH = re.compile(
     r"(/home/|/root/|/work/|/tmp/|/Users/|[A-Z]:\\\\Users|site-packages)"
 )

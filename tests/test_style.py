@@ -9,6 +9,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.static
+
 RUFF = str(Path(sys.executable).parent / "ruff")
 STYLED = ["normbook", "grading", "upkeep", "measure", "tests", "book/_ext", "notebooks"]
 

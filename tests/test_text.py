@@ -8,6 +8,8 @@ import pytest
 
 from conftest import NOTEBOOKS, ROOT, read_notebook
 
+pytestmark = pytest.mark.static
+
 PAGES = sorted((ROOT / "book").glob("*.md"))
 CHAPTERS = {int(p.name[:2]): p for p in NOTEBOOKS}
 
