@@ -2,33 +2,37 @@
 
 `make test-triton` runs these in their own environment (.venv-triton: triton is about
 1 GB, so it is not in requirements.txt): on a CPU under the Triton interpreter, on small
-random shapes; with a GPU present, the same tests run compiled on the GPU. The default
-`make test` skips this file (no triton there).
+random shapes; with a GPU present, the same tests run compiled on the GPU. Every test
+here is marked `triton`: `make test` deselects them (and says so); elsewhere without
+triton they skip, or fail under CI=true. (That chapter 10 shows the stored GPU run
+needs no triton: tests/test_stored.py.)
 """
 
-import importlib.util
 import os
+import subprocess
 import sys
-from pathlib import Path
-
-import pytest
-
-if importlib.util.find_spec("triton") is None:
-    pytest.skip(
-        "make test-triton runs these (triton is opt-in)", allow_module_level=True
-    )
 
 import numpy as np
+import pytest
 import torch
 import torch.nn.functional as F
 
-if not torch.cuda.is_available():
-    os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is imported
+from conftest import ROOT, has_triton, require
 
-from normbook import layers  # noqa: E402
-from normbook import triton_norms as tn  # noqa: E402
+from normbook import layers
 
-ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.triton
+
+if has_triton():
+    if not torch.cuda.is_available():
+        os.environ.setdefault("TRITON_INTERPRET", "1")  # before triton is imported
+    from normbook import triton_norms as tn
+
+
+@pytest.fixture(autouse=True)
+def needs_triton():
+    require(has_triton(), "no triton here (`make test-triton` runs this file)")
+
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 # (rows, D): D below, at and above a power of two; rows that leave the last backward
@@ -168,7 +172,6 @@ def test_the_benchmark_script_runs_at_a_tiny_size(tmp_path):
     """measure/bench_gpu.py --tiny: every row of the GPU benchmark, once, on tiny shapes
     (here as a check of the script; the measurement needs a GPU)."""
     import json
-    import subprocess
 
     out = tmp_path / "tiny.json"
     subprocess.run(
