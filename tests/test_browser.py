@@ -9,9 +9,29 @@ from pathlib import Path
 
 import pytest
 
-from conftest import serve, toc_files
+from conftest import require, serve, toc_files
 
 CHAPTERS = [e for e in toc_files() if e.startswith("notebooks/")]
+WIDTHS, SCHEMES = (390, 1400), ("light", "dark")
+
+
+def matrix(entries, chosen):
+    """(entry, width, scheme) for every page, width and colour scheme. `make test` runs
+    the combinations chosen(k, width, scheme) picks for the k-th page; the others are
+    marked browser_matrix (`make test-browser-matrix` runs the whole matrix)."""
+    return [
+        pytest.param(
+            entry,
+            width,
+            scheme,
+            id=f"{entry}-{width}-{scheme}",
+            marks=[] if chosen(k, width, scheme) else [pytest.mark.browser_matrix],
+        )
+        for k, entry in enumerate(entries)
+        for width in WIDTHS
+        for scheme in SCHEMES
+    ]
+
 
 # Visible text outside code blocks must not contain raw TeX once MathJax has run.
 VISIBLE_TEXT = """() => {
@@ -133,12 +153,14 @@ def test_controls_show_the_right_frames(page, site, entry):
             assert loaded > 0, f"figure {k}: frame {after} did not load"
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("width", [390, 1400])
-@pytest.mark.parametrize("entry", CHAPTERS)
+# Every chapter on a phone in the light scheme and on a desktop in the dark one.
+@pytest.mark.parametrize(
+    "entry, width, scheme",
+    matrix(CHAPTERS, lambda k, width, scheme: (width == 390) == (scheme == "light")),
+)
 def test_layout_fits_phone_and_desktop(browser, site, entry, width, scheme, artifacts):
     """No horizontal overflow of the page, nor of a display equation on a desktop; a
-    screenshot of every chapter in both themes at both widths."""
+    screenshot of every chapter at each width and scheme it is checked in."""
     context = browser.new_context(
         viewport={"width": width, "height": 900}, color_scheme=scheme
     )
@@ -351,8 +373,7 @@ def axe_source():
 
     cached = ROOT / "_build" / "vendor" / f"axe-core-{AXE_VERSION}.min.js"
     if not cached.is_file():
-        if shutil.which("npm") is None:
-            pytest.skip("npm is needed to fetch axe-core")
+        require(shutil.which("npm"), "no npm, which fetches axe-core")
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run(
                 ["npm", "pack", f"axe-core@{AXE_VERSION}", "--silent"],
@@ -373,9 +394,14 @@ AXE_RUN = """() => axe.run(document, {resultTypes: ['violations']}).then(r =>
    .map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')]))"""
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("width", [390, 1400])
-@pytest.mark.parametrize("entry", toc_files())
+# Every page once, on a desktop: the light and the dark scheme in turn, page by page.
+@pytest.mark.parametrize(
+    "entry, width, scheme",
+    matrix(
+        toc_files(),
+        lambda k, width, scheme: width == 1400 and k % 2 == (scheme == "dark"),
+    ),
+)
 def test_no_serious_accessibility_violations(
     browser, site, axe_source, entry, width, scheme
 ):
