@@ -1,16 +1,14 @@
 """Reader copies (book/_ext/reader_copies.py): the chapters as Jupyter and Colab render them.
 
-Every build writes them into the site; none may contain MyST; their links land on anchors
-that exist on the site, with the site's figure numbers and bibliography labels; they still
-run alone; the launch buttons and the download button open them.
+Every build writes them into the site; none may contain MyST; their links land on
+anchors that exist on the site, with the site's figure numbers and bibliography labels;
+the launch buttons and the download button open them. Each runs alone on Colab's
+package set in tests/test_colab_stack.py.
 """
 
 import html as htmllib
 import json
-import os
 import re
-import subprocess
-import sys
 from functools import cache
 
 import pytest
@@ -43,6 +41,7 @@ def convert(text):
     return rc.convert_markdown(text, small_targets(), "notebooks/01-z")
 
 
+@pytest.mark.static
 def test_roles_become_links_to_the_site():
     assert convert("{cite:t}`ba2016` showed") == (
         f"[Ba et al. (2016)]({SITE}book/refs.html#cite-ba2016) showed"
@@ -63,6 +62,7 @@ def test_roles_become_links_to_the_site():
     assert convert("{doc}`../book/refs`") == f"[References]({SITE}book/refs.html)"
 
 
+@pytest.mark.static
 def test_unknown_targets_and_roles_fail_the_build():
     for text in ("{cite:p}`nobody`", "{ref}`sec-none`", "{eq}`e1`", "{numref}`sec-a`"):
         with pytest.raises(rc.ReaderCopyError):
@@ -71,6 +71,7 @@ def test_unknown_targets_and_roles_fail_the_build():
         convert("```{figure} a.png\n```")
 
 
+@pytest.mark.static
 def test_labels_dropdowns_and_admonitions():
     text = "\n".join(
         [
@@ -131,6 +132,7 @@ def test_labels_dropdowns_and_admonitions():
     assert not rc.MYST_SYNTAX.search(convert(text))
 
 
+@pytest.mark.static
 def test_site_url_follows_the_repository_setting():
     assert rc.site_url("https://github.com/Org/book") == "https://org.github.io/book/"
     assert (
@@ -246,21 +248,3 @@ def test_launch_buttons_and_badge_open_the_reader_copies(built_book):
         if "colab-badge" in c.get("metadata", {}).get("tags", [])
     ]
     assert badges and all(f"({colab})" in b for b in badges)
-
-
-def test_reader_copy_runs_alone(built_book, tmp_path):
-    """Chapter 01's reader copy, executed top to bottom alone in an empty folder."""
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "upkeep.run_alone",
-            str(built_book / "notebooks" / NOTEBOOKS[0].name),
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)},
-        cwd=tmp_path,
-        timeout=900,
-    )
-    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
