@@ -1,4 +1,5 @@
 # Two commands do everything: `make book` builds the book, `make test` runs every test.
+# `make check` runs the static tests in a few minutes; `make test NB=...` one chapter.
 # All targets use a project-local virtual environment (.venv); your Python is untouched.
 
 PYTHON ?= python3
@@ -7,16 +8,18 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BOOK_FLAGS := -W -n --keep-going
 STYLED := normbook grading upkeep measure tests book/_ext notebooks
-PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=25
+PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=50
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
-	grade collect test-triton bench-gpu gpt-at-scale placements-at-depth
+	grade collect test-triton bench-gpu gpt-at-scale placements-at-depth check \
+	test-browser-matrix
 
 help:
 	@echo "make book     build the HTML book into _build/html (in .venv-book, env/book.txt: no torch)"
-	@echo "make test     run the whole test suite (notebooks, book build, browser, instructor pipeline)"
-	@echo "make test NB=notebooks/x.ipynb   one chapter: its nbval and its Colab-stack run"
+	@echo "make check    ruff and the static tests: no chapter run, site or browser"
+	@echo "make test     the whole suite but the opt-in targets below (about half an hour)"
+	@echo "make test NB=notebooks/x.ipynb   a chapter: nbval, Colab, grading, pages"
 	@echo "make execute  re-run every notebook in place in a fresh kernel (NB=notebooks/x.ipynb for one)"
 	@echo "make lab      open JupyterLab on reader copies of the chapters (_build/lab; sources untouched)"
 	@echo "make data     fetch and verify MNIST into data/mnist"
@@ -27,6 +30,7 @@ help:
 	@echo "make test-colab PY=python3.13   the Colab-stack test on another Python (slow: CUDA torch)"
 	@echo "make test-latest                every chapter on the newest releases"
 	@echo "make test-triton                chapter 10 and its Triton kernels (interpreter)"
+	@echo "make test-browser-matrix        the browser tests at both widths and schemes"
 	@echo "make bench-gpu                  measure them on a GPU (PYTHON with CUDA torch, triton)"
 	@echo "make gpt-at-scale               chapter 08's GPT at larger sizes (a GPU: about 12 minutes)"
 	@echo "make placements-at-depth        chapter 13's sweep at 12 blocks (3 parts x 30 min a core; -j3)"
@@ -39,30 +43,29 @@ help:
 	@echo "make grade COURSE=... ASSIGNMENT=...   grade a course's submissions"
 	@echo "make clean    remove build products"
 
+# A virtual environment and its stamp: $(call venv,FOLDER,what pip installs).
+define venv
+	test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --upgrade pip
+	$(1)/bin/python -m pip install --quiet $(2)
+	touch $@
+endef
+
 venv: $(STAMP)
 $(STAMP): requirements.txt
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
-	touch $@
+	$(call venv,$(VENV),-r requirements.txt)
 
 # Colab's package set (env/colab.txt): every chapter also runs alone in it.
 COLAB_VENV := .venv-colab
 $(COLAB_VENV)/.installed: env/colab.txt
-	test -x $(COLAB_VENV)/bin/python || $(PYTHON) -m venv $(COLAB_VENV)
-	$(COLAB_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(COLAB_VENV)/bin/python -m pip install --quiet -r env/colab.txt
-	touch $@
+	$(call venv,$(COLAB_VENV),-r env/colab.txt)
 
 # The site builds in a light environment of its own (env/book.txt): Jupyter Book and its
 # Sphinx packages only, since the pages show stored outputs and execute nothing.
 BOOK_VENV := .venv-book
 $(BOOK_VENV)/.installed: env/book.txt
 	@echo "make book: installing the book-only environment $(BOOK_VENV) from env/book.txt (once)"
-	test -x $(BOOK_VENV)/bin/python || $(PYTHON) -m venv $(BOOK_VENV)
-	$(BOOK_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(BOOK_VENV)/bin/python -m pip install --quiet -r env/book.txt
-	touch $@
+	$(call venv,$(BOOK_VENV),-r env/book.txt)
 
 book: $(BOOK_VENV)/.installed
 	@echo "make book: building the site into _build/html from the notebooks' stored outputs"
@@ -77,62 +80,88 @@ data: $(STAMP)
 browser:
 	@bash upkeep/ensure_browser.sh
 
+# The static tier: ruff and every test marked `static` (pyproject.toml's markers): the
+# notebooks' structure, text, imports and exercise metadata, sync and badges, the
+# bibliography, and the unit tests; no chapter runs, no site is built, no browser.
+check: $(STAMP)
+	$(BIN)/ruff format --check $(STYLED)
+	$(BIN)/ruff check $(STYLED)
+	$(BIN)/python -m pytest $(PYTEST_FLAGS) -m static tests
+
 # nbval (strict) runs each notebook alone in an empty folder, as Colab would open it.
-# Two notebooks run at once, so each kernel gets one thread (two would oversubscribe 2 cores).
-# A notebook's cells stay on one worker (tests/conftest.py schedules them as a unit);
-# every other test goes to whichever worker is free.
-# `make test NB=notebooks/x.ipynb`: that chapter only (nbval and its Colab-stack run).
-# Chapters whose kernels need triton run in `make test-triton` instead (own environment).
+# Two notebooks run at once, so each kernel gets one thread (two would oversubscribe
+# 2 cores). A notebook's cells stay on one worker (tests/conftest.py schedules them as
+# a unit, slow kinds of work first); every other test goes to whichever worker is free.
+# `make test NB=notebooks/x.ipynb`: that chapter's tests only (-k on its name): nbval,
+# the Colab-stack run of its reader copy, its grading round, its static tests, its page
+# in the browser (the site is built for it).
+# Not in `make test` (opt-in, named at the start of the run): chapter 10, whose kernels
+# need triton (`make test-triton`, own environment), and the browser tests' whole
+# width x colour-scheme matrix (`make test-browser-matrix`). Under CI=true a test whose
+# environment is missing (Chromium, the Colab stack) fails instead of skipping.
+# The report: --durations in the log, every test's time in _build/test-report.xml.
 TRITON_CHAPTERS := notebooks/10-layernorm-gpu.ipynb
 STANDALONE = $(if $(NB),$(NB),$(filter-out $(TRITON_CHAPTERS),$(wildcard notebooks/*.ipynb)))
-TESTS = $(if $(NB),tests/test_colab_stack.py -k $(notdir $(NB)),tests)
+CHAPTER = $(if $(NB),-k $(basename $(notdir $(NB))))
+OPT_IN = -m "not triton and not browser_matrix"
 test: $(STAMP) $(COLAB_VENV)/.installed data browser
+	@if [ -n "$(filter $(NB),$(TRITON_CHAPTERS))" ]; then \
+		echo "make test: $(NB) needs triton; run make test-triton"; exit 2; fi
+	@echo "make test: not run here (opt-in): $(TRITON_CHAPTERS) and" \
+		"tests/test_triton_kernels.py (make test-triton); the rest of the browser" \
+		"tests' width x colour-scheme matrix (make test-browser-matrix)"
 	rm -rf _build/standalone
-	for nb in $(STANDALONE); do d=_build/standalone/$$(basename $$nb .ipynb); mkdir -p $$d; cp $$nb $$d/; done
+	for nb in $(STANDALONE); do d=_build/standalone/$$(basename $$nb .ipynb); \
+		mkdir -p $$d; cp $$nb $$d/; done
 	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 \
-		STANDALONE_PYTHON=$(CURDIR)/$(COLAB_VENV)/bin/python $(BIN)/python -m pytest $(PYTEST_FLAGS) \
-		--nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg $(TESTS) _build/standalone
+		STANDALONE_PYTHON=$(CURDIR)/$(COLAB_VENV)/bin/python \
+		$(BIN)/python -m pytest $(PYTEST_FLAGS) $(OPT_IN) $(CHAPTER) \
+		--junitxml=_build/test-report.xml --nbval --nbval-current-env \
+		--nbval-sanitize-with tests/sanitize.cfg tests _build/standalone
+
+# Opt-in: the layout and accessibility tests at both widths (390 and 1400 px) in both
+# colour schemes on every page; `make test` runs one combination or two of each.
+test-browser-matrix: $(STAMP) browser
+	$(BIN)/python -m pytest $(PYTEST_FLAGS) tests/test_browser.py \
+		-k "test_layout_fits_phone_and_desktop or test_no_serious_accessibility_violations"
 
 # Opt-in: the Colab-stack test on another Python. torch 2.13.0 then comes from the package
-# registry with its CUDA packages (several GB, slow).
+# registry with its CUDA packages (several GB, slow). It runs the reader copies that
+# `make book` writes (READER_COPIES); chapter 10 needs triton (make test-triton).
 PY ?= python3.13
 COLAB_PY_VENV := .venv-colab-$(notdir $(PY))
-test-colab: $(STAMP) data
+READER_COPIES := READER_COPIES=$(CURDIR)/_build/html/notebooks
+test-colab: $(STAMP) data book
 	test -x $(COLAB_PY_VENV)/bin/python || $(PY) -m venv $(COLAB_PY_VENV)
 	$(COLAB_PY_VENV)/bin/python -m pip install --quiet -r env/colab.txt
-	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/$(COLAB_PY_VENV)/bin/python \
-		$(BIN)/python -m pytest $(PYTEST_FLAGS) -v tests/test_colab_stack.py
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(READER_COPIES) \
+		STANDALONE_PYTHON=$(CURDIR)/$(COLAB_PY_VENV)/bin/python \
+		$(BIN)/python -m pytest $(PYTEST_FLAGS) -v -m "not triton" tests/test_colab_stack.py
 
 # Opt-in: every chapter on the newest releases (a fresh environment each time).
-test-latest: $(STAMP) data
+test-latest: $(STAMP) data book
 	rm -rf .venv-latest && $(PYTHON) -m venv .venv-latest
 	.venv-latest/bin/python -m pip install --quiet --upgrade -r env/latest.txt
 	.venv-latest/bin/python -m pip list 2>/dev/null | grep -iE '^(numpy|torch|matplotlib|pillow|ipywidgets|ipykernel|ipython|numba) '
-	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/.venv-latest/bin/python \
-		$(BIN)/python -m pytest $(PYTEST_FLAGS) -v tests/test_colab_stack.py
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(READER_COPIES) \
+		STANDALONE_PYTHON=$(CURDIR)/.venv-latest/bin/python \
+		$(BIN)/python -m pytest $(PYTEST_FLAGS) -v -m "not triton" tests/test_colab_stack.py
 
 # Opt-in: chapter 10 and its Triton kernels, under Triton's interpreter on the CPU
 # (compiled on the GPU where there is one), in an environment of their own
 # (env/triton.txt): triton is about 1 GB, so it stays out of requirements.txt. The
 # kernels' tests on small shapes, the chapter's nbval run and its grading round; then
-# the chapter alone on Colab's package set (env/colab.txt) with env/triton.txt's triton,
-# as Colab's torch brings it.
+# the chapter's reader copy (`make book`'s) alone on Colab's package set (env/colab.txt)
+# with env/triton.txt's triton, as Colab's torch brings it. The tests marked `triton`.
 TRITON_VENV := .venv-triton
 $(TRITON_VENV)/.installed: env/triton.txt
-	test -x $(TRITON_VENV)/bin/python || $(PYTHON) -m venv $(TRITON_VENV)
-	$(TRITON_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(TRITON_VENV)/bin/python -m pip install --quiet -r env/triton.txt
-	touch $@
+	$(call venv,$(TRITON_VENV),-r env/triton.txt)
 
 COLAB_TRITON_VENV := .venv-colab-triton
 $(COLAB_TRITON_VENV)/.installed: env/colab.txt env/triton.txt
-	test -x $(COLAB_TRITON_VENV)/bin/python || $(PYTHON) -m venv $(COLAB_TRITON_VENV)
-	$(COLAB_TRITON_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(COLAB_TRITON_VENV)/bin/python -m pip install --quiet -r env/colab.txt \
-		$$(grep '^triton==' env/triton.txt)
-	touch $@
+	$(call venv,$(COLAB_TRITON_VENV),-r env/colab.txt $$(grep '^triton==' env/triton.txt))
 
-test-triton: $(TRITON_VENV)/.installed $(COLAB_TRITON_VENV)/.installed
+test-triton: $(TRITON_VENV)/.installed $(COLAB_TRITON_VENV)/.installed book
 	rm -rf _build/standalone-triton
 	for nb in $(TRITON_CHAPTERS); do d=_build/standalone-triton/$$(basename $$nb .ipynb); \
 		mkdir -p $$d; cp $$nb $$d/; done
@@ -140,15 +169,15 @@ test-triton: $(TRITON_VENV)/.installed $(COLAB_TRITON_VENV)/.installed
 		--nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
 		tests/test_triton_kernels.py _build/standalone-triton
 	OMP_NUM_THREADS=1 $(TRITON_VENV)/bin/python -m pytest -p no:cacheprovider \
-		tests/test_instructors.py -k "grading_round and 10-layernorm-gpu"
+		-m triton tests/test_instructors.py
 	OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/$(COLAB_TRITON_VENV)/bin/python \
-		$(TRITON_VENV)/bin/python -m pytest -p no:cacheprovider -v \
-		tests/test_colab_stack.py -k "$(notdir $(TRITON_CHAPTERS))"
+		$(READER_COPIES) $(TRITON_VENV)/bin/python -m pytest -p no:cacheprovider -v \
+		-m triton tests/test_colab_stack.py
 
 # On a machine with a GPU, in a Python with a CUDA build of torch and triton: measure
 # chapter 10's kernels against PyTorch and store the results as data (GPU_NAME names
 # the file; the JSON records the device, driver, versions, date and command).
-GPU_NAME ?= h100
+GPU_NAME ?= h200
 bench-gpu:
 	$(PYTHON) -m measure.bench_gpu --out book/assets/measurements/gpu-$(GPU_NAME).json
 
