@@ -19,6 +19,10 @@ from normbook.gpt import (
     yardsticks,
 )
 
+# Unit tests of normbook/gpt.py and the measurement scripts at tiny sizes: static
+# (no chapter runs), so `make check` runs them.
+pytestmark = pytest.mark.static
+
 ROOT = Path(__file__).resolve().parent.parent
 
 STORED = ROOT / "book" / "assets" / "measurements"

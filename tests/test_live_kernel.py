@@ -15,6 +15,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.notebook  # and browser (conftest.py: from the fixture)
+
 CHAPTER = "03-layernorm-backward.ipynb"  # a short chapter with a slider figure
 KERNEL_IDLE = """() => {
     const widget = window.jupyterapp && window.jupyterapp.shell.currentWidget;

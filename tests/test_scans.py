@@ -9,6 +9,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.static  # the scans run on tiny notebooks, not chapters
+
 
 @pytest.fixture
 def chapter(tmp_path):

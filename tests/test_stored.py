@@ -23,6 +23,8 @@ from measure.stored import (
     stored_table,
 )
 
+pytestmark = pytest.mark.static
+
 RUFF = str(Path(sys.executable).parent / "ruff")
 
 
