@@ -95,7 +95,7 @@ check: $(STAMP)
 # `make test NB=notebooks/x.ipynb`: that chapter's tests only (-k on its name): nbval,
 # the Colab-stack run of its reader copy, its grading round, its static tests, its page
 # in the browser (the site is built for it).
-# Not in `make test` (opt-in, named at the start of the run): chapter 10, whose kernels
+# Not in `make test` (opt-in, named at the end of the run): chapter 10, whose kernels
 # need triton (`make test-triton`, own environment), and the browser tests' whole
 # width x colour-scheme matrix (`make test-browser-matrix`). Under CI=true a test whose
 # environment is missing (Chromium, the Colab stack) fails instead of skipping.
@@ -107,9 +107,6 @@ OPT_IN = -m "not triton and not browser_matrix"
 test: $(STAMP) $(COLAB_VENV)/.installed data browser
 	@if [ -n "$(filter $(NB),$(TRITON_CHAPTERS))" ]; then \
 		echo "make test: $(NB) needs triton; run make test-triton"; exit 2; fi
-	@echo "make test: not run here (opt-in): $(TRITON_CHAPTERS) and" \
-		"tests/test_triton_kernels.py (make test-triton); the rest of the browser" \
-		"tests' width x colour-scheme matrix (make test-browser-matrix)"
 	rm -rf _build/standalone
 	for nb in $(STANDALONE); do d=_build/standalone/$$(basename $$nb .ipynb); \
 		mkdir -p $$d; cp $$nb $$d/; done
@@ -117,7 +114,10 @@ test: $(STAMP) $(COLAB_VENV)/.installed data browser
 		STANDALONE_PYTHON=$(CURDIR)/$(COLAB_VENV)/bin/python \
 		$(BIN)/python -m pytest $(PYTEST_FLAGS) $(OPT_IN) $(CHAPTER) \
 		--junitxml=_build/test-report.xml --nbval --nbval-current-env \
-		--nbval-sanitize-with tests/sanitize.cfg tests _build/standalone
+		--nbval-sanitize-with tests/sanitize.cfg tests _build/standalone; \
+	status=$$?; echo "make test: not run here (opt-in): $(TRITON_CHAPTERS) and" \
+		"tests/test_triton_kernels.py (make test-triton); the rest of the browser" \
+		"tests' width x colour-scheme matrix (make test-browser-matrix)"; exit $$status
 
 # Opt-in: the layout and accessibility tests at both widths (390 and 1400 px) in both
 # colour schemes on every page; `make test` runs one combination or two of each.
