@@ -11,7 +11,7 @@ PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=25
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
-	grade collect test-triton bench-gpu gpt-at-scale placements-at-depth
+	grade collect test-triton bench-gpu gpt-at-scale placements-at-depth sandbox
 
 help:
 	@echo "make book     build the HTML book into _build/html (in .venv-book, env/book.txt: no torch)"
@@ -34,9 +34,9 @@ help:
 	@echo "make sync     write normbook/'s shared code into the chapters' synced cells"
 	@echo "make check-seeds NB=notebooks/x.ipynb   run a chapter with two other seed lists"
 	@echo "make full-scale                 chapter 07 at the papers' step counts (about an hour)"
-	@echo "make check-submissions RELEASED=... SUBMITTED=...   flag tampered submissions"
+	@echo "make check-submissions RELEASED=... SUBMITTED=... [SOURCE=...]   flag tampering"
 	@echo "make collect COURSE=... DOWNLOAD=...   an LMS download into an nbgrader course"
-	@echo "make grade COURSE=... ASSIGNMENT=...   grade a course's submissions"
+	@echo "make grade COURSE=... ASSIGNMENT=...   grade a course's submissions (sandboxed)"
 	@echo "make clean    remove build products"
 
 venv: $(STAMP)
@@ -77,6 +77,10 @@ data: $(STAMP)
 browser:
 	@bash upkeep/ensure_browser.sh
 
+# The grader's sandbox (bubblewrap): installed as root on Debian/Ubuntu, else named.
+sandbox:
+	@bash upkeep/ensure_sandbox.sh
+
 # nbval (strict) runs each notebook alone in an empty folder, as Colab would open it.
 # Two notebooks run at once, so each kernel gets one thread (two would oversubscribe 2 cores).
 # A notebook's cells stay on one worker (tests/conftest.py schedules them as a unit);
@@ -86,7 +90,7 @@ browser:
 TRITON_CHAPTERS := notebooks/10-layernorm-gpu.ipynb
 STANDALONE = $(if $(NB),$(NB),$(filter-out $(TRITON_CHAPTERS),$(wildcard notebooks/*.ipynb)))
 TESTS = $(if $(NB),tests/test_colab_stack.py -k $(notdir $(NB)),tests)
-test: $(STAMP) $(COLAB_VENV)/.installed data browser
+test: $(STAMP) $(COLAB_VENV)/.installed data browser sandbox
 	rm -rf _build/standalone
 	for nb in $(STANDALONE); do d=_build/standalone/$$(basename $$nb .ipynb); mkdir -p $$d; cp $$nb $$d/; done
 	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 \
@@ -193,13 +197,16 @@ check-seeds: $(STAMP) data
 	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python -m upkeep.variant seeds $(NB) $(FIRST)
 
 check-submissions: $(STAMP)
-	$(BIN)/python -m grading.scan $(RELEASED) $(SUBMITTED)
+	$(BIN)/python -m grading.scan $(if $(SOURCE),--source $(SOURCE)) $(RELEASED) $(SUBMITTED)
 
-# Grade an nbgrader course's submissions, the checks apart from the student's code:
-# make grade COURSE=path/to/course ASSIGNMENT=03-layernorm-backward [JOBS=2]
+# Grade an nbgrader course's submissions, each in a sandbox of its own, the checks apart
+# from the student's code (COURSE an absolute path):
+# make grade COURSE=/path/to/course ASSIGNMENT=03-layernorm-backward [JOBS=2]
+# UNSAFE=1 grades without the sandbox: only inside a container (Dockerfile).
 JOBS ?= 1
-grade: $(STAMP)
-	OMP_NUM_THREADS=1 $(BIN)/python -m grading.grade --course $(COURSE) $(ASSIGNMENT) --jobs $(JOBS)
+grade: $(STAMP) $(if $(UNSAFE),,sandbox)
+	OMP_NUM_THREADS=1 $(BIN)/python -m grading.grade --course $(COURSE) $(ASSIGNMENT) \
+		--jobs $(JOBS) $(if $(UNSAFE),--unsafe-no-sandbox)
 
 # Put an LMS download (a folder or zip of notebooks, however renamed) into COURSE/submitted/
 collect: $(STAMP)
