@@ -109,8 +109,8 @@ def run(child, name, source):
     return child.lookup(["got"]).get("got")
 
 
-# What each attack leaves on this machine when it works (the files under their names).
 def traces(targets):
+    """{trace: path}: the files the attacks leave on this machine when they work."""
     name, paths = targets["token"], sysconfig.get_paths()
     return {
         "a .pth file in site-packages": f"{paths['purelib']}/{name}.pth",
@@ -167,12 +167,9 @@ def attempts(request, tmp_path_factory):
         time.sleep(0.5)  # the listener's threads take what was sent
         found = {trace: os.path.exists(p) for trace, p in traces(targets).items()}
         found["a process"] = not gone(targets["marker"], seconds=2)
-        found["a connection to 127.0.0.1"] = (
-            targets["token"].encode() in (listener.received["tcp"])
-        )
-        found["a connection to the unix socket"] = (
-            targets["token"].encode() in (listener.received["unix"])
-        )
+        sent = targets["token"].encode()
+        found["a connection to 127.0.0.1"] = sent in listener.received["tcp"]
+        found["a connection to the unix socket"] = sent in listener.received["unix"]
     finally:
         listener.close()
         kill(targets["marker"])
