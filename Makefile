@@ -13,7 +13,7 @@ PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=50
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
 	grade collect test-triton bench-gpu gpt-at-scale placements-at-depth check \
-	test-browser-matrix
+	test-browser-matrix sandbox
 
 help:
 	@echo "make book     build the HTML book into _build/html (in .venv-book, env/book.txt: no torch)"
@@ -38,9 +38,9 @@ help:
 	@echo "make sync     write normbook/'s shared code into the chapters' synced cells"
 	@echo "make check-seeds NB=notebooks/x.ipynb   run a chapter with two other seed lists"
 	@echo "make full-scale                 chapter 07 at the papers' step counts (about an hour)"
-	@echo "make check-submissions RELEASED=... SUBMITTED=...   flag tampered submissions"
+	@echo "make check-submissions RELEASED=... SUBMITTED=... [SOURCE=...]   flag tampering"
 	@echo "make collect COURSE=... DOWNLOAD=...   an LMS download into an nbgrader course"
-	@echo "make grade COURSE=... ASSIGNMENT=...   grade a course's submissions"
+	@echo "make grade COURSE=... ASSIGNMENT=...   grade a course's submissions (sandboxed)"
 	@echo "make clean    remove build products"
 
 # A virtual environment and its stamp: $(call venv,FOLDER,what pip installs).
@@ -80,6 +80,10 @@ data: $(STAMP)
 browser:
 	@bash upkeep/ensure_browser.sh
 
+# The grader's sandbox (bubblewrap): installed as root on Debian/Ubuntu, else named.
+sandbox:
+	@bash upkeep/ensure_sandbox.sh
+
 # The static tier: ruff and every test marked `static` (pyproject.toml's markers): the
 # notebooks' structure, text, imports and exercise metadata, sync and badges, the
 # bibliography, and the unit tests; no chapter runs, no site is built, no browser.
@@ -104,7 +108,7 @@ TRITON_CHAPTERS := notebooks/10-layernorm-gpu.ipynb
 STANDALONE = $(if $(NB),$(NB),$(filter-out $(TRITON_CHAPTERS),$(wildcard notebooks/*.ipynb)))
 CHAPTER = $(if $(NB),-k $(basename $(notdir $(NB))))
 OPT_IN = -m "not triton and not browser_matrix"
-test: $(STAMP) $(COLAB_VENV)/.installed data browser
+test: $(STAMP) $(COLAB_VENV)/.installed data browser sandbox
 	@if [ -n "$(filter $(NB),$(TRITON_CHAPTERS))" ]; then \
 		echo "make test: $(NB) needs triton; run make test-triton"; exit 2; fi
 	rm -rf _build/standalone
@@ -222,13 +226,16 @@ check-seeds: $(STAMP) data
 	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python -m upkeep.variant seeds $(NB) $(FIRST)
 
 check-submissions: $(STAMP)
-	$(BIN)/python -m grading.scan $(RELEASED) $(SUBMITTED)
+	$(BIN)/python -m grading.scan $(if $(SOURCE),--source $(SOURCE)) $(RELEASED) $(SUBMITTED)
 
-# Grade an nbgrader course's submissions, the checks apart from the student's code:
-# make grade COURSE=path/to/course ASSIGNMENT=03-layernorm-backward [JOBS=2]
+# Grade an nbgrader course's submissions, each in a sandbox of its own, the checks apart
+# from the student's code (COURSE an absolute path):
+# make grade COURSE=/path/to/course ASSIGNMENT=03-layernorm-backward [JOBS=2]
+# UNSAFE=1 grades without the sandbox: only inside a container (Dockerfile).
 JOBS ?= 1
-grade: $(STAMP)
-	OMP_NUM_THREADS=1 $(BIN)/python -m grading.grade --course $(COURSE) $(ASSIGNMENT) --jobs $(JOBS)
+grade: $(STAMP) $(if $(UNSAFE),,sandbox)
+	OMP_NUM_THREADS=1 $(BIN)/python -m grading.grade --course $(COURSE) $(ASSIGNMENT) \
+		--jobs $(JOBS) $(if $(UNSAFE),--unsafe-no-sandbox)
 
 # Put an LMS download (a folder or zip of notebooks, however renamed) into COURSE/submitted/
 collect: $(STAMP)

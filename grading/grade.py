@@ -1,31 +1,38 @@
 """Autograde submissions with checks that the student's code cannot reach.
 
-Usage:
+Usage (from the book's root):
   python -m grading.grade SOURCE.ipynb SUBMITTED.ipynb [...]     print each score
   python -m grading.grade --course DIR ASSIGNMENT [--jobs N]      grade an nbgrader course:
       DIR/source/ASSIGNMENT/*.ipynb against DIR/submitted/*/ASSIGNMENT/, scores written
       to DIR/gradebook.db (per grade cell, as `nbgrader autograde` would) and each
       notebook, with its results and the mark schemes, to DIR/autograded/ for formgrader
-Options: --cell-timeout S (seconds per cell, default 120), --json FILE (the reports).
+Options: --cell-timeout S (seconds per cell, default 120), --json FILE (the reports),
+--student NAME (with --course: that student only), --unsafe-no-sandbox (no sandbox:
+only inside a container, which then is the sandbox; the report's first line says what
+that exposes), --student-uid N (with it, as root: run the student's code as user N).
 
-How a submission is graded. Only the student's solution cells are taken, by nbgrader cell
-id; they run with the lecture cells of SOURCE (the instructor notebook) that they depend on
-(by the names they read) in a fresh child process (grading/runner.py) in an empty
-throw-away folder, with a time limit per cell. Added cells and edited lecture cells are
-reported, never run. The grade cells of SOURCE, hidden tests included, run here, in this
-process, after the lecture cells they depend on, with the grader's own copy of the
-harness (normbook/grading.py; the notebook's harness cell is not run here): they compute
-their references themselves and call the student's functions through a wire that
-carries plain data only (grading/channel.py), so the student's code cannot read the
-expected values off the call stack, patch the modules the checks use, or hand back an
-ndarray that lies. What an exercise forbids (the names in its grade cells'
-`_call_without(...)`, and autograd) is unavailable in the child during each call and is
-also looked for in the solution code (grading/scan.py): a solution that names it, or
-reaches around the checks (frames, builtins, sys.modules, IPython hooks, dynamic code),
-scores 0 for that exercise; other findings (a patched np.allclose) cannot reach the
-checks and are only reported. A grade cell scores its points when it runs to the end;
-what it prints, on stdout or stderr, never counts. Nothing is dropped: a submission that cannot be read, times out or crashes is
-reported with the reason and its points are 0.
+How a submission is graded. Only the student's solution cells are taken, by nbgrader
+cell id; they run with the lecture cells of SOURCE (the instructor notebook) that they
+depend on (by the names they read) in a fresh child process (grading/runner.py) in a
+sandbox of its own (grading/sandbox.py: bubblewrap; it sees a read-only Python
+environment and an empty throw-away folder, not the course, this process, the network or
+other students), with a time limit per cell and resource limits; no sandbox, no grading.
+Added cells and edited lecture cells are reported, never run. The grade cells of SOURCE,
+hidden tests included, run here, in this process, after the lecture cells they depend
+on, with the grader's own copy of the harness (normbook/grading.py; the notebook's
+harness cell is not run here): they compute their references themselves and call the
+student's functions through a wire that carries plain data only (grading/channel.py), so
+the student's code cannot read the expected values off the call stack, patch the modules
+the checks use, or hand back an ndarray that lies. What an exercise forbids (the names
+in its grade cells' `_call_without(...)`, and autograd) is unavailable in the child
+during each call and is also looked for in the solution code (grading/scan.py): a
+solution that names it, or reaches around the checks (frames, builtins, sys.modules,
+IPython hooks, dynamic code), scores 0 for that exercise; other findings (a patched
+np.allclose, a file read) cannot reach the checks and are only reported. A grade cell
+scores its points when it runs to the end; what it prints, on stdout or stderr, never
+counts. Nothing is dropped: a submission that cannot be read, times out, crashes, breaks
+the wire or is killed at a limit is reported with the reason and its points are 0 from
+there on.
 """
 
 import argparse
@@ -34,6 +41,7 @@ import contextlib
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -42,6 +50,7 @@ from pathlib import Path
 
 import nbformat
 
+from grading import sandbox
 from grading.channel import Channel, Remote, RemoteError, WireTimeout, compile_cell
 from grading.scan import exercise_findings, zeroes
 from upkeep.cells import ROOT, cells_needed, grading, top_level_names
@@ -50,50 +59,68 @@ HARNESS = "sync:grading"  # the tag of a chapter's harness cell
 
 
 class Child:
-    """The student's process: a fresh Python in an empty folder, spoken to over pipes."""
+    """The student's process, spoken to over pipes: a fresh Python in a sandbox of its
+    own (grading/sandbox.py) or, unsafe, in an empty throw-away folder, as the grader's
+    user or as `uid` (the grader being root). `limits` replaces sandbox.limits (the
+    tests use small ones)."""
 
-    def __init__(self, folder, cell_timeout):
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": folder,
-            "MPLBACKEND": "Agg",
-            "NBGRADER_EXECUTION": "autograde",
-            "OMP_NUM_THREADS": "1",
-        }
-        if os.environ.get("MNIST_DIR"):  # the data set, read-only; not the course
-            env["MNIST_DIR"] = os.environ["MNIST_DIR"]
-        # -s -P and an environment of our own: isolated as -I would be, but with the
-        # repository's packages (and no course folder) importable
-        env["PYTHONPATH"] = str(ROOT)
+    def __init__(self, cell_timeout, sandboxed=True, limits=None, uid=None):
+        if sandboxed:
+            uid = sandbox.student_uid()
+        if limits is None:
+            limits = sandbox.limits(cell_timeout, sandboxed or uid is not None)
+        runner = [sys.executable, "-s", "-P", "-m", "grading.runner"]
+        runner += ["--limits", json.dumps(limits)]
+        runner += [] if uid is None else ["--uid", str(uid)]
+        self.sandboxed, self.folder = sandboxed, None
+        if sandboxed:
+            argv, cwd, env = sandbox.command(runner), "/", sandbox.environment()
+        else:
+            self.folder = tempfile.TemporaryDirectory()
+            if uid is not None:
+                os.chown(self.folder.name, uid, uid)
+            argv, cwd = runner, self.folder.name
+            env = sandbox.environment(self.folder.name)
         self.process = subprocess.Popen(
-            [sys.executable, "-s", "-P", "-m", "grading.runner"],
-            cwd=folder,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+            argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
         self.channel = Channel(
             self.process.stdout.fileno(), self.process.stdin.fileno()
         )
         self.timeout = cell_timeout
 
+    def request(self, header, expected):
+        reply, blobs = self.channel.request(header, timeout=self.timeout)
+        if reply.get("op") != expected:  # two processes on the wire, or a forged one
+            raise EOFError(f"the student's process answered {reply.get('op')!r}")
+        return reply, blobs
+
     def run(self, name, source):
-        reply, _ = self.channel.request(
-            {"op": "exec", "name": name, "source": source}, timeout=self.timeout
-        )
+        reply, _ = self.request({"op": "exec", "name": name, "source": source}, "done")
         return reply.get("error")
 
     def lookup(self, names):
-        reply, blobs = self.channel.request(
-            {"op": "lookup", "names": names}, timeout=self.timeout
-        )
+        reply, blobs = self.request({"op": "lookup", "names": names}, "values")
         return {n: self.channel.decode(v, blobs) for n, v in reply["values"].items()}
 
     def block(self, forbidden, autograd):
-        self.channel.request(
-            {"op": "block", "forbidden": forbidden, "autograd": autograd},
-            timeout=self.timeout,
-        )
+        header = {"op": "block", "forbidden": forbidden, "autograd": autograd}
+        self.request(header, "done")
+
+    def ended(self):
+        """How the student's process ended, for the report."""
+        try:
+            code = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return "it did not end"
+        # bwrap reports a sandboxed process killed by signal N as 128 + N
+        number = -code if code < 0 else code - 128 if self.sandboxed else 0
+        if number > 0:
+            try:
+                return f"killed by {signal.Signals(number).name}"
+            except ValueError:
+                pass
+        return f"exit status {code}"
 
     def close(self):
         with contextlib.suppress(OSError):
@@ -101,15 +128,18 @@ class Child:
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            self.process.kill()  # the sandbox goes with it (--die-with-parent)
+            self.process.wait()
+        if self.folder is not None:
+            self.folder.cleanup()
 
 
 class Grader:
     """Runs SOURCE's lecture and grade cells here, the submission's solutions in a Child."""
 
-    def __init__(self, source, submission, cell_timeout):
+    def __init__(self, source, submission, cell_timeout, sandboxed=True, uid=None):
         self.source, self.submission = source, submission
-        self.cell_timeout = cell_timeout
+        self.cell_timeout, self.sandboxed, self.uid = cell_timeout, sandboxed, uid
         self.namespace = {"__name__": "__main__"}
         self.child = None
         self.blocked = ([], False)  # what the student's process rules out in a call
@@ -170,51 +200,45 @@ class Grader:
         ]
         here = cells_needed(cells, sources, "grader")
         there = cells_needed(cells, sources, "student")
-        failure = None
-        with tempfile.TemporaryDirectory() as folder:
-            self.child = Child(folder, self.cell_timeout)
-            Remote.timeout = self.cell_timeout
-            Remote.before_call = lambda: self.child.block(*self.blocked)
-            try:
-                for k, cell in enumerate(self.source.cells):
-                    if cell.cell_type != "code":
-                        continue
-                    meta, name = grading(cell), f"cell {k}"
-                    if meta.get("grade"):
-                        report["cells"][meta["grade_id"]] = self.grade_cell(
-                            cell, failure or zeroed.get(meta["grade_id"])
+        self.child = Child(self.cell_timeout, self.sandboxed, uid=self.uid)
+        Remote.timeout = self.cell_timeout
+        Remote.before_call = lambda: self.child.block(*self.blocked)
+        try:
+            for k, cell in enumerate(self.source.cells):
+                if cell.cell_type != "code":
+                    continue
+                meta, name = grading(cell), f"cell {k}"
+                if meta.get("grade"):
+                    report["cells"][meta["grade_id"]] = self.grade_cell(
+                        cell, zeroed.get(meta["grade_id"])
+                    )
+                elif meta.get("solution"):
+                    mine = solutions.get(meta["grade_id"])
+                    source = mine.source if mine is not None else ""
+                    if mine is None:
+                        report["notes"].append(f"{meta['grade_id']}: missing")
+                    error = self.child.run(meta["grade_id"], source)
+                    if error:
+                        report["notes"].append(
+                            f"{meta['grade_id']}: {error.strip().splitlines()[-1]}"
                         )
-                    elif failure:
-                        continue
-                    elif meta.get("solution"):
-                        mine = solutions.get(meta["grade_id"])
-                        source = mine.source if mine is not None else ""
-                        if mine is None:
-                            report["notes"].append(f"{meta['grade_id']}: missing")
-                        error = self.child.run(meta["grade_id"], source)
-                        if error:
-                            report["notes"].append(
-                                f"{meta['grade_id']}: {error.strip().splitlines()[-1]}"
-                            )
-                        self.bind(top_level_names(source))
-                    else:
-                        mine = k in here and HARNESS not in cell.metadata.get(
-                            "tags", []
-                        )
-                        self.run_lecture_cell(
-                            cell, name, mine, k in there, report["notes"]
-                        )
-            except (WireTimeout, EOFError) as error:
-                failure = f"the student's process stopped: {error}"
-                report["notes"].append(failure)
-                for cell in self.source.cells:
-                    meta = grading(cell)
-                    if meta.get("grade") and cell.cell_type == "code":
-                        report["cells"].setdefault(
-                            meta["grade_id"], self.grade_cell(cell, [failure])
-                        )
-            finally:
-                self.child.close()
+                    self.bind(top_level_names(source))
+                else:
+                    mine = k in here and HARNESS not in cell.metadata.get("tags", [])
+                    self.run_lecture_cell(cell, name, mine, k in there, report["notes"])
+        except (WireTimeout, EOFError) as error:
+            failure = f"the student's process stopped: {error}"
+            if isinstance(error, EOFError):
+                failure += f" ({self.child.ended()})"
+            report["notes"].append(failure)
+            for cell in self.source.cells:
+                meta = grading(cell)
+                if meta.get("grade") and cell.cell_type == "code":
+                    report["cells"].setdefault(
+                        meta["grade_id"], self.grade_cell(cell, [failure])
+                    )
+        finally:
+            self.child.close()
         return report
 
     def run_lecture_cell(self, cell, name, here, there, notes):
@@ -258,7 +282,7 @@ def grade_id_group(source, solution_id):
     return ids
 
 
-def grade_one(source_path, submission_path, cell_timeout):
+def grade_one(source_path, submission_path, cell_timeout, sandboxed=True, uid=None):
     """The report of one submission (run in its own process by `main`)."""
     start = time.perf_counter()
     try:
@@ -271,17 +295,18 @@ def grade_one(source_path, submission_path, cell_timeout):
             "flags": [],
             "error": True,
         }
-    report = Grader(source, submission, cell_timeout).grade()
+    report = Grader(source, submission, cell_timeout, sandboxed, uid).grade()
     report["seconds"] = round(time.perf_counter() - start, 1)
     return report
 
 
-def grade_in_process(source_path, submission_path, cell_timeout):
-    """Grade in a fresh grader process, so no state passes from one student to the next."""
+def grade_in_process(source_path, submission_path, cell_timeout, options=()):
+    """Grade in a fresh grader process, so no state passes from one student to the next
+    (`options`: --unsafe-no-sandbox and --student-uid, as given to `main`)."""
     result = subprocess.run(
         [sys.executable, "-m", "grading.grade", "--one"]
         + [str(Path(source_path).resolve()), str(Path(submission_path).resolve())]
-        + ["--cell-timeout", str(cell_timeout)],
+        + ["--cell-timeout", str(cell_timeout), *options],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -318,12 +343,37 @@ def main(argv=None):
     parser.add_argument("--cell-timeout", type=float, default=120.0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run the students' code without a sandbox: only inside a container",
+    )
+    parser.add_argument(
+        "--student-uid",
+        type=int,
+        help="with --unsafe-no-sandbox, as root: the user the students' code runs as",
+    )
+    parser.add_argument("--student", help="with --course: grade this student only")
     args = parser.parse_args(argv)
+    sandboxed, uid = not args.unsafe_no_sandbox, args.student_uid
+    if uid is not None and (sandboxed or os.geteuid() != 0):
+        parser.error("--student-uid needs --unsafe-no-sandbox and root")
     if args.one:
-        print(json.dumps(grade_one(*args.paths, args.cell_timeout)))
+        print(json.dumps(grade_one(*args.paths, args.cell_timeout, sandboxed, uid)))
         return 0
+    if sandboxed and (reason := sandbox.unavailable()):
+        raise SystemExit(
+            f"grade: no grading without a sandbox: {reason}. (--unsafe-no-sandbox "
+            "grades without one, inside a container.)"
+        )
+    options = [] if sandboxed else ["--unsafe-no-sandbox"]
+    if not sandboxed:
+        print(sandbox.unsafe_warning(uid), flush=True)
+        options += [] if uid is None else ["--student-uid", str(uid)]
     if args.course:
-        jobs = course_jobs(args.course, *args.paths)
+        jobs = course_jobs(args.course, args.paths[0], args.student)
+    elif args.student:
+        parser.error("--student needs --course")
     else:
         if len(args.paths) < 2:
             parser.error("give SOURCE.ipynb and at least one SUBMITTED.ipynb")
@@ -332,7 +382,7 @@ def main(argv=None):
     reports = {}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {
-            pool.submit(grade_in_process, source, path, args.cell_timeout): key
+            pool.submit(grade_in_process, source, path, args.cell_timeout, options): key
             for key, source, path in jobs
         }
         for future in concurrent.futures.as_completed(futures):
@@ -346,17 +396,20 @@ def main(argv=None):
     return 0
 
 
-def course_jobs(course, assignment):
-    """(key, source, submission) for every notebook under submitted/*/ASSIGNMENT/."""
+def course_jobs(course, assignment, student=None):
+    """(key, source, submission) for every notebook under submitted/*/ASSIGNMENT/ (of
+    `student` only, if given)."""
     sources = sorted((course / "source" / assignment).glob("*.ipynb"))
     if not sources:
         raise SystemExit(f"grade: no notebook in {course / 'source' / assignment}")
     jobs = []
-    for folder in sorted((course / "submitted").glob(f"*/{assignment}")):
+    for folder in sorted((course / "submitted").glob(f"{student or '*'}/{assignment}")):
         student = folder.parent.name
         for source in sources:
             path = folder / source.name
             jobs.append((f"{student}/{source.name}", source, path))
+    if student and not jobs:
+        raise SystemExit(f"grade: no folder submitted/{student}/{assignment}")
     return jobs
 
 

@@ -1,6 +1,9 @@
 """The student's side of grading/grade.py: runs lecture and solution cells, answers calls.
 
-Started by the grader as `python -I -m grading.runner` in a throw-away folder. It executes the
+Started by the grader as `python -s -P -m grading.runner --limits JSON [--uid N]`, in a
+sandbox of its own (grading/sandbox.py) or, unsafe, in a throw-away folder. Before any
+of the student's code, it lowers its resource limits for good and, given --uid (the
+grader runs as root), becomes that user, which drops every privilege. It executes the
 cells it is sent in one namespace, as a notebook kernel would, and calls the student's
 functions when asked, with the exercise's forbidden names and autograd unavailable during
 the call. The checks never run here: this process only returns plain data over the wire
@@ -8,7 +11,11 @@ the call. The checks never run here: this process only returns plain data over t
 onto the wire.
 """
 
+import argparse
+import json
 import os
+import resource
+import signal
 import traceback
 
 from grading.channel import Channel, compile_cell
@@ -35,7 +42,25 @@ class Blocked:
             _restore(self.namespace, self.state)
 
 
-def main():
+def confine(limits, uid):
+    """Lower this process's limits ({name: value}, RLIMIT_NAME) so that neither it nor
+    its children can raise them, then, given a uid, become that user and group."""
+    for name, value in limits.items():
+        resource.setrlimit(getattr(resource, f"RLIMIT_{name.upper()}"), (value, value))
+    # A file past the size limit fails the write, rather than ending the process.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--limits", type=json.loads, default={})
+    parser.add_argument("--uid", type=int)
+    args = parser.parse_args(argv)
+    confine(args.limits, args.uid)
     # The wire keeps private copies of stdin and stdout; fds 0-2 go elsewhere.
     channel = Channel(os.dup(0), os.dup(1))
     log = os.open("output.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

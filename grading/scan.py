@@ -32,6 +32,12 @@ In solution cells and added cells it flags
   `marshal`; writes to `globals()` or `vars()` (subscripts, `.update`, aliases);
 - subclasses of `np.ndarray` or `torch.Tensor` (an array that lies about equality), and
   `__torch_function__`/`__array_function__` overrides or torch function modes;
+- for the instructor's eye only (grading/grade.py takes no points for them): reading or
+  writing files (`open`, `os.listdir`, `pathlib`, `np.load`, ...), pickles, paths of the
+  system (`"/proc/..."`, `site-packages`, `.pth`), `sys.path`, `sysconfig`, the
+  environment, other processes (`os.fork`, `os.kill`), the network (`socket`,
+  `urllib`), and imports of a module that neither the hand-out nor (with --source) the
+  model answers import;
 and in solution cells only, for each coding exercise (its grade cells are the code grade
 cells after it, up to the next code solution cell):
 - the names that a literal `_FORBIDDEN = (...)`, or the literal first argument of
@@ -45,7 +51,10 @@ were edited, deleted, duplicated, or whose nbgrader metadata changed; code solut
 that were deleted or lost their metadata (their code is then scanned as an added cell,
 without the forbidden-name check). Written-answer cells are never locked.
 
-Limits: the scan is static. It cannot follow names built at run time
+Limits: the scan is static, a reader's aid, not the defence against tampering with the
+machine that grades: that is grading/grade.py's sandbox (grading/sandbox.py), which
+keeps the course, the environment, other students and the network out of the student's
+reach whatever the code. The scan cannot follow names built at run time
 (`getattr(x, "f_" + "back")`), code read from files, pickles or the network, a callee of
 the student's own that keeps a forbidden function it is given, or a tamper in the
 notebook's outputs; without --source it knows only the forbidden names that the
@@ -108,7 +117,51 @@ BANNED_PATHS = {
     "torch.utils._python_dispatch": "overrides torch dispatch",
     "torch._C": "uses torch's C internals (torch._C)",
     "numpy.core.overrides": "overrides NumPy functions",
+    # For the instructor's eye only (they cost nothing): the sandbox, not this scan,
+    # keeps files, the network and other processes out of the student's reach.
+    "os.open": "reads or writes files (os.open)",
+    "os.listdir": "reads or writes files (os.listdir)",
+    "os.scandir": "reads or writes files (os.scandir)",
+    "os.walk": "reads or writes files (os.walk)",
+    "os.readlink": "reads or writes files (os.readlink)",
+    "os.remove": "reads or writes files (os.remove)",
+    "os.unlink": "reads or writes files (os.unlink)",
+    "os.rename": "reads or writes files (os.rename)",
+    "os.replace": "reads or writes files (os.replace)",
+    "os.mkdir": "reads or writes files (os.mkdir)",
+    "os.makedirs": "reads or writes files (os.makedirs)",
+    "os.chdir": "reads or writes files (os.chdir)",
+    "os.symlink": "reads or writes files (os.symlink)",
+    "io.open": "reads or writes files (io.open)",
+    "pathlib": "reads or writes files (pathlib)",
+    "glob": "reads or writes files (glob)",
+    "shutil": "reads or writes files (shutil)",
+    "tempfile": "reads or writes files (tempfile)",
+    "numpy.load": "reads or writes files (numpy.load)",
+    "numpy.save": "reads or writes files (numpy.save)",
+    "numpy.savez": "reads or writes files (numpy.savez)",
+    "numpy.fromfile": "reads or writes files (numpy.fromfile)",
+    "numpy.loadtxt": "reads or writes files (numpy.loadtxt)",
+    "torch.load": "reads or writes files (torch.load)",
+    "torch.save": "reads or writes files (torch.save)",
+    "pickle": "loads pickles (pickle)",
+    "sys.path": "changes where imports come from (sys.path)",
+    "sysconfig": "looks up the installation's folders (sysconfig)",
+    "site": "looks up the installation's folders (site)",
+    "os.environ": "reads the environment (os.environ)",
+    "os.getenv": "reads the environment (os.getenv)",
+    "os.fork": "starts processes (os.fork)",
+    "os.kill": "signals processes (os.kill)",
+    "multiprocessing": "starts processes (multiprocessing)",
+    "socket": "uses the network (socket)",
+    "urllib": "uses the network (urllib)",
+    "http": "uses the network (http)",
 }
+# Strings that name a place in the file system: a root folder, the environment.
+SYSTEM_PATH = re.compile(
+    r"^/(proc|sys|dev|etc|home|root|tmp|usr|opt|var|mnt|run|srv)\b|^/[\w.-]+/"
+    r"|site-packages|\.pth$"
+)
 # Builtin names whose mere use is dynamic code or a way around the scan.
 BANNED_BUILTINS = {
     "exec": "runs dynamic code (exec)",
@@ -117,6 +170,7 @@ BANNED_BUILTINS = {
     "__import__": "imports dynamically (__import__)",
     "__builtins__": "touches __builtins__",
     "get_ipython": "uses get_ipython()",
+    "open": "reads or writes files (open)",
 }
 # Attributes that are frames, globals or hooks whatever object they hang on.
 BANNED_ATTRIBUTES = {
@@ -137,6 +191,10 @@ BANNED_ATTRIBUTES = {
     "input_transformers_post": "registers an IPython hook (input_transformers_post)",
     "input_transformers_cleanup": "registers an IPython hook",
     "set_custom_exc": "registers an IPython hook (set_custom_exc)",
+    "read_text": "reads or writes files (.read_text)",
+    "write_text": "reads or writes files (.write_text)",
+    "read_bytes": "reads or writes files (.read_bytes)",
+    "write_bytes": "reads or writes files (.write_bytes)",
 }
 # Methods that make an array or tensor class lie, or intercept every library call.
 OVERRIDE_METHODS = {
@@ -378,6 +436,13 @@ class Handout:
             if c.cell_type == "code" and not grading(c).get("solution")
         }
         self.ids = {grading(c)["grade_id"] for c in released.cells if grading(c)}
+        # The modules the hand-out (and the model answers, given SOURCE) import.
+        self.modules = set()
+        for cell in [*released.cells, *(source.cells if source else [])]:
+            tree = parse(cell.source)[0] if cell.cell_type == "code" else None
+            if tree is not None:
+                paths = imports_of(tree).values()
+                self.modules |= {path.split(".")[0] for path in paths}
         self.locked = {}
         self.solutions, self.code_solutions = [], []
         for cell in released.cells:
@@ -617,17 +682,24 @@ class Scan(ast.NodeVisitor):
 
     visit_AsyncWith = visit_With
 
+    def check_module(self, module):
+        top = module.split(".")[0]
+        if top not in self.handout.modules:
+            self.flag(f"imports {top}, which the hand-out does not")
+
     def visit_Import(self, node):
         for alias in node.names:
             name = alias.asname or alias.name.split(".")[0]
             module = alias.name if alias.asname else name
             self.check_name_binding(name, "rebinds", module)
             self.aliases[name] = module
+            self.check_module(alias.name)
             self.check_path(alias.name)
 
     def visit_ImportFrom(self, node):
         if node.level or not node.module:
             return
+        self.check_module(node.module)
         self.check_path(node.module)
         for alias in node.names:
             if alias.name == "*":
@@ -712,6 +784,8 @@ class Scan(ast.NodeVisitor):
                 self.flag(BANNED_BUILTINS[value])
             if value in self.forbidden and not self.self_test(node):
                 self.flag(f"uses {value}, which this exercise forbids")
+            if SYSTEM_PATH.search(value):
+                self.flag(f"names a file path ({value[:40]!r})")
 
     def visit_Call(self, node):
         func = node.func

@@ -229,6 +229,15 @@ def browser():
 
 
 @pytest.fixture(scope="session")
+def sandbox():
+    """The grader's sandbox (grading/sandbox.py): the tests that grade need it."""
+    from grading.sandbox import unavailable
+
+    reason = unavailable()
+    require(not reason, f"no sandbox to grade in ({reason})")
+
+
+@pytest.fixture(scope="session")
 def artifacts():
     """A folder for files a person looks at after the run (screenshots)."""
     folder = ROOT / "_build" / "test-artifacts"

@@ -304,6 +304,31 @@ def test_attack_is_flagged(attack, where):
     assert any(p.startswith(label) and reason in p for p in found), found
 
 
+# Seen for the instructor's eye: flagged, but the grader takes no points for them (its
+# sandbox keeps files, the network and other processes out of reach).
+LOOK_AT = {
+    "a file read": ("text = open('notes.txt').read()", "reads or writes files (open)"),
+    "a listing": ("import os\nnames = os.listdir('.')", "reads or writes files"),
+    "a system path": ("p = '/proc/self/cmdline'", "names a file path"),
+    "site-packages": ("where = 'lib/site-packages'", "names a file path"),
+    "pathlib": ("from pathlib import Path\nPath('x').write_text('y')", "pathlib"),
+    "a new module": ("import socket", "imports socket, which the hand-out does not"),
+    "the network": ("import urllib.request", "uses the network (urllib)"),
+    "sys.path": ("import sys\nsys.path.insert(0, '.')", "sys.path"),
+    "a fork": ("import os\npid = os.fork()", "starts processes (os.fork)"),
+}
+
+
+@pytest.mark.parametrize("what", LOOK_AT)
+def test_what_the_sandbox_stops_is_flagged_but_costs_nothing(what):
+    code, reason = LOOK_AT[what]
+    submission = honest("03")
+    cell(submission, "03-ex3-solution").source += "\n\n" + code + "\n"
+    found = [p for p in problems(submission) if reason in p]
+    assert found, problems(submission)
+    assert not any(check_submissions.zeroes(p) for p in found), found
+
+
 FORBIDDEN = {
     "direct call": """\
 def layernorm_backward_fixed(dout, cache):

@@ -4,9 +4,11 @@ import ast
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import nbformat
@@ -212,9 +214,9 @@ def coding_exercises(notebook):
     return exercises
 
 
-def defined_function(source):
+def defined_functions(source):
     tree = ast.parse(source)
-    return next(n.name for n in tree.body if isinstance(n, ast.FunctionDef))
+    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
 
 
 def forbidden_names(grade_cells):
@@ -304,7 +306,7 @@ def generic_attacks(released, instructor, chapter):
     kinds = ["frame", "liar", "reference", "autograd"]
     for k, (cell, grade_cells) in enumerate(coding_exercises(notebook)):
         model, forbidden = models[grading(cell)["grade_id"]]
-        name, kind = defined_function(model), kinds[(k + chapter) % len(kinds)]
+        name, kind = defined_functions(model)[0], kinds[(k + chapter) % len(kinds)]
         if kind == "reference" and forbidden:
             cell.source = CAPTURED_REFERENCE.format(name=name, forbidden=forbidden[0])
         elif kind == "autograd" and any(
@@ -317,6 +319,24 @@ def generic_attacks(released, instructor, chapter):
             cell.source = FRAME_ORACLE.format(name=name)
     for added in (REBOUND_FLOAT, AST_TRANSFORMER):
         notebook.cells.insert(2, nbformat.v4.new_code_cell(added))
+    return notebook
+
+
+ESCAPES = {}
+exec((ROOT / "tests" / "submissions" / "escapes.py").read_text(), ESCAPES)
+
+
+def escape_attempts(released, instructor, token):
+    """A hand-out in which every coding exercise holds the review's cheat
+    (tests/submissions/escapes.py's COURSE_READER): it looks for the course through the
+    grader's process, to read the model answer from source/ and import it from a
+    module it writes into site-packages. Without the sandbox it scores full marks."""
+    notebook = nbformat.read(released, as_version=4)
+    models = {grading(c)["grade_id"]: c.source for c, _ in coding_exercises(instructor)}
+    for cell, _ in coding_exercises(notebook):
+        grade_id = grading(cell)["grade_id"]
+        names = defined_functions(models[grade_id])
+        cell.source = ESCAPES["course_reader"](grade_id, names, token)
     return notebook
 
 
@@ -347,7 +367,7 @@ def grade_course(course, assignment):
 
 @pytest.mark.grading
 @pytest.mark.parametrize("path", chapters())
-def test_grading_round(tmp_path, build_dir, path, artifacts):
+def test_grading_round(tmp_path, build_dir, path, artifacts, sandbox):
     """A real nbgrader course, one assignment per chapter, graded by grading/grade.py
     (the checks in another process than the student's code). The model solutions,
     handed in as a student would (typed answers, an added cell, a name of their own),
@@ -356,8 +376,10 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
     (hard-coded answers, forbidden references, monkeypatched comparisons, untouched and
     half-right exercises) gets exactly the points tests/submissions/ expects; the
     generic attacks (frame oracles, lying arrays, captured references and autograd,
-    kernel hooks in added cells) get 0 and are flagged; check_submissions flags the
-    monkeypatch and an edited grade cell."""
+    kernel hooks in added cells) get 0 and are flagged; the review's cheat, which
+    reads the course's source/ and writes into site-packages, gets 0 and leaves
+    nothing there (tests/test_sandbox.py shows that it works without the sandbox);
+    check_submissions flags the monkeypatch and an edited grade cell."""
     if needs_triton(path):
         require(has_triton(), "no triton here (`make test-triton` grades this chapter)")
     assignment, course = path.stem, tmp_path / "course"
@@ -372,9 +394,11 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
     instructor = read_notebook(source / path.name)
 
     attacks = submissions(path)
+    token = f"zz{secrets.token_hex(6)}"
     students = {
         "honest_variant": honest_variant(read_notebook(source / path.name)),
         "generic_attacks": generic_attacks(released, instructor, int(path.name[:2])),
+        "escape_attempts": escape_attempts(released, instructor, token),
     }
     for student, (replacements, _) in attacks.items():
         students[student] = adversary(released, replacements)
@@ -385,7 +409,12 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
         folder = course / "submitted" / student / assignment
         folder.mkdir(parents=True)
         nbformat.write(notebook, folder / path.name)
-    reports = grade_course(course, assignment)
+    answers = Path(sysconfig.get_paths()["purelib"]) / f"zz_answers_{token}.py"
+    try:
+        reports = grade_course(course, assignment)
+        assert not answers.exists(), "a submission wrote into site-packages"
+    finally:
+        answers.unlink(missing_ok=True)
     (artifacts / "grading").mkdir(exist_ok=True)  # scores, flags and times, to read
     (artifacts / "grading" / f"{path.stem}.json").write_text(json.dumps(reports))
 
@@ -422,6 +451,8 @@ def test_grading_round(tmp_path, build_dir, path, artifacts):
         attacked = reports[f"generic_attacks/{path.name}"]
         assert set(scores("generic_attacks").values()) == {0}, attacked
         assert attacked["flags"], "the attacks' solution cells must be flagged"
+        escaped = reports[f"escape_attempts/{path.name}"]
+        assert set(scores("escape_attempts").values()) == {0}, escaped
         for student, (_, expected) in attacks.items():
             assert set(expected) == graded_ids, (
                 "EXPECTED must name every autograded cell"
