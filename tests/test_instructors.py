@@ -25,7 +25,7 @@ from conftest import (
 )
 
 from grading.handouts import ZIP_NAME, main as make_student
-from upkeep.cells import grading
+from upkeep.cells import grading, without_magics
 
 ASSIGNMENT = "normbook"
 NBGRADER = str(Path(sys.executable).parent / "nbgrader")
@@ -82,9 +82,26 @@ def test_exercise_metadata(path):
             )
         if meta.get("grade"):
             assert meta["points"] > 0
+        if meta.get("solution") and cell.cell_type == "code":
+            checkers = {"_compare"}  # the harness's; an exercise's grade cells add more
         if meta.get("grade") and cell.cell_type == "code":
-            assert "assert" in cell.source or "AssertionError" in cell.source, (
-                f"{meta['grade_id']}: a grade cell asserts"
+            tree = ast.parse(without_magics(cell.source))
+            checkers |= {
+                f.name
+                for f in tree.body
+                if isinstance(f, ast.FunctionDef)
+                and re.search(r"\bassert\b|AssertionError|_compare\(", ast.unparse(f))
+            }
+            called = {
+                n.func.id
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            }
+            asserts = any(
+                isinstance(n, (ast.Assert, ast.Raise)) for n in ast.walk(tree)
+            )
+            assert asserts or called & checkers, (
+                f"{meta['grade_id']}: a grade cell asserts, or calls a checker that does"
             )
             for trusting in (
                 "np.allclose",
