@@ -297,7 +297,7 @@ def test_the_sandbox_dies_with_the_grader(mode, request):
         assert processes(sleeping)
         grader.kill()
         grader.wait()
-        assert gone(sleeping) is (mode == "sandbox")
+        assert gone(sleeping, seconds=5) is (mode == "sandbox")
     finally:
         grader.kill()
         kill(sleeping)
@@ -342,6 +342,8 @@ def points(report):
 
 
 EX1 = {"01-ex1-leaky-relu": 1, "01-ex1-kaiming-std": 2}
+EX2 = ["01-ex2-gain", "01-ex2-backward"]
+EX5 = ["01-ex5-statistics", "01-ex5-diagnose"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -401,6 +403,21 @@ def test_hogs_keep_the_fair_partial_score(tmp_path, sandbox):
     }, report
     notes = "\n".join(report["notes"])
     assert "memory hog held at" in notes and "fork bomb held at" in notes, notes
+
+
+def test_a_killed_student_process_is_reported(tmp_path, sandbox):
+    """A solution cell that kills its own process (as a limit would): the exercises
+    graded before keep their points, the rest score 0 with the reason."""
+    source, submitted = course_with(
+        tmp_path, {"01-ex2-solution": "import os\n\nos.kill(os.getpid(), 9)\n"}
+    )
+    _, report = grade(tmp_path, source, submitted)
+    assert points(report) == {**EX1, **dict.fromkeys(EX5 + EX2, 0)}, report
+    reason = (
+        "the student's process stopped: the other process ended (killed by SIGKILL)"
+    )
+    assert reason in report["notes"], report
+    assert all(reason in report["cells"][k]["error"] for k in EX2 + EX5), report
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="skipped: --student-uid needs root")
