@@ -108,7 +108,7 @@ TRITON_CHAPTERS := notebooks/10-layernorm-gpu.ipynb
 STANDALONE = $(if $(NB),$(NB),$(filter-out $(TRITON_CHAPTERS),$(wildcard notebooks/*.ipynb)))
 CHAPTER = $(if $(NB),-k $(basename $(notdir $(NB))))
 OPT_IN = -m "not triton and not browser_matrix"
-test: $(STAMP) $(COLAB_VENV)/.installed data browser sandbox
+test: $(STAMP) $(COLAB_VENV)/.installed $(BOOK_VENV)/.installed data browser sandbox
 	@if [ -n "$(filter $(NB),$(TRITON_CHAPTERS))" ]; then \
 		echo "make test: $(NB) needs triton; run make test-triton"; exit 2; fi
 	rm -rf _build/standalone

@@ -9,7 +9,6 @@ import importlib.util
 import os
 import shutil
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -162,7 +161,10 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory, worker_id):
     """Build the book once per test run (shared by xdist workers), from scratch, where
-    `make book` puts it (_build/html), so CI publishes the very site it tested."""
+    and as `make book` builds it (_build/html, in .venv-book from env/book.txt), so CI
+    publishes the very site it tested."""
+    builder = ROOT / ".venv-book" / "bin" / "jupyter-book"
+    require(builder.exists(), "no .venv-book (`make test` and `make book` create it)")
     base = tmp_path_factory.getbasetemp()
     if worker_id != "master":
         base = base.parent
@@ -174,7 +176,7 @@ def built_book(tmp_path_factory, worker_id):
                 shutil.rmtree(ROOT / "_build" / stale, ignore_errors=True)
             result = subprocess.run(
                 [
-                    str(Path(sys.executable).parent / "jupyter-book"),
+                    str(builder),
                     "build",
                     str(ROOT),
                     "-W",
