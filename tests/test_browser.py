@@ -33,6 +33,17 @@ def matrix(entries, chosen):
     ]
 
 
+def phone_light_desktop_dark(k, width, scheme):
+    """The layout check: every chapter on a phone in the light scheme and on a desktop
+    in the dark one."""
+    return (width == 390) == (scheme == "light")
+
+
+def desktop_light_and_dark_in_turn(k, width, scheme):
+    """axe: every page once, on a desktop, light and dark in turn page by page."""
+    return width == 1400 and k % 2 == (scheme == "dark")
+
+
 # Visible text outside code blocks must not contain raw TeX once MathJax has run.
 VISIBLE_TEXT = """() => {
   const main = document.querySelector('main').cloneNode(true);
@@ -153,10 +164,8 @@ def test_controls_show_the_right_frames(page, site, entry):
             assert loaded > 0, f"figure {k}: frame {after} did not load"
 
 
-# Every chapter on a phone in the light scheme and on a desktop in the dark one.
 @pytest.mark.parametrize(
-    "entry, width, scheme",
-    matrix(CHAPTERS, lambda k, width, scheme: (width == 390) == (scheme == "light")),
+    "entry, width, scheme", matrix(CHAPTERS, phone_light_desktop_dark)
 )
 def test_layout_fits_phone_and_desktop(browser, site, entry, width, scheme, artifacts):
     """No horizontal overflow of the page, nor of a display equation on a desktop; a
@@ -394,13 +403,8 @@ AXE_RUN = """() => axe.run(document, {resultTypes: ['violations']}).then(r =>
    .map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')]))"""
 
 
-# Every page once, on a desktop: the light and the dark scheme in turn, page by page.
 @pytest.mark.parametrize(
-    "entry, width, scheme",
-    matrix(
-        toc_files(),
-        lambda k, width, scheme: width == 1400 and k % 2 == (scheme == "dark"),
-    ),
+    "entry, width, scheme", matrix(toc_files(), desktop_light_and_dark_in_turn)
 )
 def test_no_serious_accessibility_violations(
     browser, site, axe_source, entry, width, scheme
