@@ -1,6 +1,7 @@
 """The instructor pipeline: exercise metadata, student versions, and a real nbgrader round."""
 
 import ast
+import builtins
 import json
 import os
 import re
@@ -25,7 +26,7 @@ from conftest import (
 )
 
 from grading.handouts import ZIP_NAME, main as make_student
-from upkeep.cells import grading, without_magics
+from upkeep.cells import grading, names_of, without_magics
 
 ASSIGNMENT = "normbook"
 NBGRADER = str(Path(sys.executable).parent / "nbgrader")
@@ -353,7 +354,8 @@ def escape_attempts(released, instructor, token):
     for cell, _ in coding_exercises(notebook):
         grade_id = grading(cell)["grade_id"]
         names = defined_functions(models[grade_id])
-        cell.source = ESCAPES["course_reader"](grade_id, names, token)
+        reads = sorted(names_of(models[grade_id])[2] - set(dir(builtins)))
+        cell.source = ESCAPES["course_reader"](grade_id, names, token, reads)
     return notebook
 
 
@@ -426,12 +428,14 @@ def test_grading_round(tmp_path, build_dir, path, artifacts, sandbox):
         folder = course / "submitted" / student / assignment
         folder.mkdir(parents=True)
         nbformat.write(notebook, folder / path.name)
-    answers = Path(sysconfig.get_paths()["purelib"]) / f"zz_answers_{token}.py"
+    purelib = Path(sysconfig.get_paths()["purelib"])
     try:
         reports = grade_course(course, assignment)
-        assert not answers.exists(), "a submission wrote into site-packages"
     finally:
-        answers.unlink(missing_ok=True)
+        written = sorted(purelib.glob(f"zz_answers_{token}_*.py"))
+        for path in written:
+            path.unlink()
+    assert not written, f"a submission wrote into site-packages: {written}"
     (artifacts / "grading").mkdir(exist_ok=True)  # scores, flags and times, to read
     (artifacts / "grading" / f"{path.stem}.json").write_text(json.dumps(reports))
 

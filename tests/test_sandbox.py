@@ -17,6 +17,7 @@ import sys
 import sysconfig
 import threading
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -357,13 +358,13 @@ def test_the_reviewers_cheat(tmp_path, mode, request):
     cheat = ESCAPES["course_reader"]("01-ex1-solution", functions, name)
     source, submitted = course_with(tmp_path, {"01-ex1-solution": cheat})
     options = ["--unsafe-no-sandbox"] if mode == "unsafe" else []
-    module = f"{sysconfig.get_paths()['purelib']}/zz_answers_{name}.py"
+    purelib = Path(sysconfig.get_paths()["purelib"])
     try:
         output, report = grade(tmp_path, source, submitted, *options)
-        left = os.path.exists(module)
     finally:
-        if os.path.exists(module):
-            os.remove(module)
+        left = sorted(purelib.glob(f"zz_answers_{name}_*.py"))
+        for path in left:
+            path.unlink()
     scores = points(report)
     if mode == "unsafe":
         assert output.splitlines()[0] == grading_sandbox.unsafe_warning()

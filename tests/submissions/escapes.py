@@ -37,21 +37,30 @@ for _path in _course_notebooks():
                 _answer = "".join(_cell["source"])
 if _answer is None:
     raise RuntimeError("no course found")
+# The model answer reads the chapter's names: a module hands it this notebook's.
 _folder = sysconfig.get_paths()["purelib"]
-with open(os.path.join(_folder, "zz_answers_@TOKEN@.py"), "w") as _file:
-    _file.write(_answer)
-import zz_answers_@TOKEN@ as _answers
+with open(os.path.join(_folder, "zz_answers_@TOKEN@_names.py"), "w") as _file:
+    _file.write("NOTEBOOK = {}\\n")
+import zz_answers_@TOKEN@_names as _names
 
-# The model answer reads the chapter's names: give it this notebook's.
-for _name, _value in list(globals().items()):
-    vars(_answers).setdefault(_name, _value)
+_names.NOTEBOOK.update(globals())
+with open(os.path.join(_folder, "zz_answers_@TOKEN@.py"), "w") as _file:
+    _file.write(f"from {_names.__name__} import NOTEBOOK\\n")
+    _file.write("globals().update(NOTEBOOK)\\n" + _answer)
+import zz_answers_@TOKEN@ as _answers
 """
 
 
-def course_reader(grade_id, names, token):
-    """COURSE_READER for the solution cell `grade_id`, which defines `names`."""
-    source = COURSE_READER.replace("@GRADE_ID@", grade_id).replace("@TOKEN@", token)
-    return source + "".join(f"{name} = _answers.{name}\n" for name in names)
+def course_reader(grade_id, names, token, reads=()):
+    """COURSE_READER for the solution cell `grade_id`, which defines `names` and whose
+    model answer reads the chapter's names `reads`; its module is
+    zz_answers_TOKEN_GRADE_ID (with _ for -)."""
+    module = f"{token}_{grade_id.replace('-', '_')}"
+    source = COURSE_READER.replace("@GRADE_ID@", grade_id).replace("@TOKEN@", module)
+    source += "".join(f"{name} = _answers.{name}\n" for name in names)
+    if reads:  # the grader runs the lecture cells of the names a cell reads
+        source += f"\n\ndef _reads():\n    return ({', '.join(reads)},)\n"
+    return source
 
 
 # Each probe sets `got`: whether the attack worked. HELPERS runs first.
