@@ -283,7 +283,7 @@ def reader_copy(notebook, targets, docname, badge=None):
         elif cell["cell_type"] == "code":
             source = HIDDEN.sub("", source)
             lines = [line for line in source.split("\n") if not MARKER.match(line)]
-            cell["source"] = "\n".join(lines)
+            cell["source"] = "\n".join(lines).rstrip("\n")
             if cell["metadata"].get("nbgrader", {}).get("solution"):
                 cell["metadata"].setdefault("jupyter", {})["source_hidden"] = True
     return notebook
