@@ -86,11 +86,12 @@ sandbox:
 
 # The static tier: ruff and every test marked `static` (pyproject.toml's markers): the
 # notebooks' structure, text, imports and exercise metadata, sync and badges, the
-# bibliography, and the unit tests; no chapter runs, no site is built, no browser.
+# bibliography, and the unit tests; no chapter runs, no site is built, no browser. One
+# thread per worker, as in make test (the tiny trainings would oversubscribe 2 cores).
 check: $(STAMP)
 	$(BIN)/ruff format --check $(STYLED)
 	$(BIN)/ruff check $(STYLED)
-	$(BIN)/python -m pytest $(PYTEST_FLAGS) -m static tests
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest $(PYTEST_FLAGS) -m static tests
 
 # nbval (strict) runs each notebook alone in an empty folder, as Colab would open it.
 # Two notebooks run at once, so each kernel gets one thread (two would oversubscribe
