@@ -30,6 +30,9 @@ from grading.grade import Child
 
 ESCAPES = {}
 exec((ROOT / "tests" / "submissions" / "escapes.py").read_text(), ESCAPES)
+
+pytestmark = pytest.mark.grading  # the grader, in and out of its sandbox
+
 MODES = ["sandbox", "unsafe"]
 CHAPTER = ROOT / "notebooks" / "01-why-normalize.ipynb"
 
