@@ -125,9 +125,11 @@ test: $(STAMP) $(COLAB_VENV)/.installed $(BOOK_VENV)/.installed data browser san
 		"tests' width x colour-scheme matrix (make test-browser-matrix)"; exit $$status
 
 # Opt-in: the layout and accessibility tests at both widths (390 and 1400 px) in both
-# colour schemes on every page; `make test` runs one combination or two of each.
-test-browser-matrix: $(STAMP) browser
-	$(BIN)/python -m pytest $(PYTEST_FLAGS) tests/test_browser.py \
+# colour schemes on every page, with full-page screenshots of every chapter at each
+# into _build/test-artifacts/screenshots; `make test` runs one combination or two of
+# each, and takes no screenshot.
+test-browser-matrix: $(STAMP) $(BOOK_VENV)/.installed browser
+	$(BIN)/python -m pytest $(PYTEST_FLAGS) tests/test_browser.py --screenshots \
 		-k "test_layout_fits_phone_and_desktop or test_no_serious_accessibility_violations"
 
 # Opt-in: the Colab-stack test on another Python. torch 2.13.0 then comes from the package

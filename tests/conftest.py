@@ -239,6 +239,26 @@ def sandbox():
     require(not reason, f"no sandbox to grade in ({reason})")
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--screenshots",
+        action="store_true",
+        help="save the layout check's full-page screenshots (make test-browser-matrix)",
+    )
+
+
+@pytest.fixture(scope="session")
+def screenshots(request, artifacts):
+    """The folder for the layout check's full-page screenshots, or None: they are for a
+    person to look at, check nothing, and cost a few seconds of Chromium each, so only
+    --screenshots takes them."""
+    if not request.config.getoption("--screenshots"):
+        return None
+    folder = artifacts / "screenshots"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def artifacts():
     """A folder for files a person looks at after the run (screenshots)."""

@@ -1,6 +1,8 @@
-"""The static book in a real browser, with the network unused: no JavaScript errors, math typeset,
-and every kernel-free slider shows the right pre-rendered frame. Screenshots go to
-_build/test-artifacts/screenshots for a person to look at."""
+"""The static book in a real browser, with the network unused: no JavaScript errors,
+math typeset, and every kernel-free slider shows the right pre-rendered frame. With
+--screenshots (make test-browser-matrix) the layout check saves every chapter's page,
+whole, at each width and colour scheme into _build/test-artifacts/screenshots for a
+person to look at."""
 
 import gzip
 import json
@@ -167,9 +169,12 @@ def test_controls_show_the_right_frames(page, site, entry):
 @pytest.mark.parametrize(
     "entry, width, scheme", matrix(CHAPTERS, phone_light_desktop_dark)
 )
-def test_layout_fits_phone_and_desktop(browser, site, entry, width, scheme, artifacts):
-    """No horizontal overflow of the page, nor of a display equation on a desktop; a
-    screenshot of every chapter at each width and scheme it is checked in."""
+def test_layout_fits_phone_and_desktop(
+    browser, site, entry, width, scheme, screenshots
+):
+    """No horizontal overflow of the page, nor of a display equation on a desktop; with
+    --screenshots (make test-browser-matrix), a screenshot of every chapter at each
+    width and scheme."""
     context = browser.new_context(
         viewport={"width": width, "height": 900}, color_scheme=scheme
     )
@@ -185,10 +190,9 @@ def test_layout_fits_phone_and_desktop(browser, site, entry, width, scheme, arti
         assert wide == [], f"display equations overflow their column: {wide}"
     theme = page.evaluate("() => document.documentElement.dataset.theme")
     assert theme == scheme
-    folder = artifacts / "screenshots"
-    folder.mkdir(exist_ok=True)
-    name = f"{entry.split('/')[-1]}-{width}-{scheme}.png"
-    page.screenshot(path=str(folder / name), full_page=True, timeout=180_000)
+    if screenshots:
+        name = f"{entry.split('/')[-1]}-{width}-{scheme}.png"
+        page.screenshot(path=str(screenshots / name), full_page=True, timeout=180_000)
     context.close()
 
 
