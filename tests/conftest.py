@@ -95,9 +95,9 @@ def notebook_title(notebook):
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """nbval runs a notebook's cells in order, in one kernel: all of a notebook's cells
-    go to one xdist worker, as one unit; every other test is a unit of its own. The
-    units go, in the order pytest_collection_modifyitems leaves, to whichever worker
-    is free."""
+    go to one xdist worker, as one unit (work_unit; so do the browser checks that read
+    one load of a page); every other test is a unit of its own. The units go, in the
+    order pytest_collection_modifyitems leaves, to whichever worker is free."""
     from xdist.scheduler import LoadScopeScheduling
 
     class NotebookScheduling(LoadScopeScheduling):
@@ -107,10 +107,27 @@ def pytest_xdist_make_scheduler(config, log):
     return NotebookScheduling(config, log)
 
 
+# Browser checks that only read a page share one load of it (tests/test_browser.py's
+# `opened`, by kind of load): a page's checks of one kind are one unit.
+SHARED_LOAD = {
+    "test_page_loads_offline_without_errors": "reader",
+    "test_math_is_typeset": "reader",
+    "test_reader_sees_no_tooling_and_every_figure_is_described": "reader",
+    "test_code_is_at_most_a_third_of_the_page": "desktop",
+    "test_page_weight_and_no_layout_shift": "desktop",
+}
+
+
 def work_unit(nodeid):
-    """The notebook of an nbval cell; any other test is its own unit."""
-    path = nodeid.split("::", 1)[0]
-    return path if path.endswith(".ipynb") else nodeid
+    """The notebook of an nbval cell; a page and kind of load for the browser checks
+    that share one (SHARED_LOAD); any other test is its own unit."""
+    path, _, test = nodeid.partition("::")
+    if path.endswith(".ipynb"):
+        return path
+    name, _, param = test.partition("[")
+    if path.endswith("test_browser.py") and name in SHARED_LOAD:
+        return f"{path}::{SHARED_LOAD[name]}[{param}"
+    return nodeid
 
 
 def pytest_configure(config):

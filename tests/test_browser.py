@@ -60,9 +60,9 @@ def site(built_book):
         yield url
 
 
-@pytest.fixture
-def page(browser, site):
-    """A page that may only talk to the local server; records errors and outside requests."""
+def recording_page(browser, site):
+    """A page that may only talk to the local server; records errors and outside
+    requests."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.errors, page.outside, page.requests = [], [], []
@@ -79,8 +79,14 @@ def page(browser, site):
             request_route.abort()
 
     page.route("**/*", route)
+    return page
+
+
+@pytest.fixture
+def page(browser, site):
+    page = recording_page(browser, site)
     yield page
-    context.close()
+    page.context.close()
 
 
 def offline(page, site):
@@ -102,16 +108,70 @@ def open_page(page, site, entry):
         page.evaluate("() => MathJax.startup.promise")
 
 
-@pytest.mark.parametrize("entry", toc_files())
-def test_page_loads_offline_without_errors(page, site, entry):
+# Layout shifts caused by images (MathJax typesetting text also moves it; not counted).
+IMAGE_SHIFTS = """window.__shift = 0; new PerformanceObserver(list => {
+    for (const e of list.getEntries()) {
+      if (!e.hadRecentInput && (e.sources || []).some(s => s.node
+          && (s.node.nodeName === 'IMG' || (s.node.querySelector
+              && s.node.querySelector(':scope > img')))))
+        window.__shift += e.value;
+    }}).observe({type: 'layout-shift', buffered: true});"""
+
+
+def read_as_a_reader(browser, site, entry):
+    """A page as the reading checks open it: 1280 px, errors and requests recorded."""
+    page = recording_page(browser, site)
     open_page(page, site, entry)
+    return page
+
+
+def read_on_a_desktop(browser, site, entry):
+    """A page at 1400 px, offline; every request and image layout shift recorded."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.requested = []
+    page.on("request", lambda request: page.requested.append(request.url))
+    offline(page, site)
+    page.add_init_script(IMAGE_SHIFTS)
+    open_page(page, site, entry)
+    page.wait_for_timeout(500)
+    return page
+
+
+# Checks that only read a page share one load of it (conftest.py's SHARED_LOAD hands a
+# page's reading checks of one kind to one worker, one after the other).
+READINGS = {"reader": read_as_a_reader, "desktop": read_on_a_desktop}
+
+
+@pytest.fixture(scope="module")
+def opened(browser, site):
+    """opened(entry, kind): the page as READINGS[kind] opens it, opened by the first
+    check that asks and kept for the next ones; another page closes it."""
+    current = {}
+
+    def open_for(entry, kind):
+        if (entry, kind) not in current:
+            for page in current.values():
+                page.context.close()
+            current.clear()
+            current[(entry, kind)] = READINGS[kind](browser, site, entry)
+        return current[(entry, kind)]
+
+    yield open_for
+    for page in current.values():
+        page.context.close()
+
+
+@pytest.mark.parametrize("entry", toc_files())
+def test_page_loads_offline_without_errors(opened, entry):
+    page = opened(entry, "reader")
     assert page.errors == [], page.errors
     assert page.outside == [], f"the page asked the network for {page.outside}"
 
 
 @pytest.mark.parametrize("entry", CHAPTERS)
-def test_math_is_typeset(page, site, entry):
-    open_page(page, site, entry)
+def test_math_is_typeset(opened, entry):
+    page = opened(entry, "reader")
     assert page.locator("mjx-container").count() > 0, "MathJax produced no output"
     text = page.evaluate(VISIBLE_TEXT)
     for raw in ("\\frac", "\\sigma", "$$"):
@@ -209,19 +269,15 @@ CODE_HEIGHT = """() => {
 
 
 @pytest.mark.parametrize("entry", CHAPTERS)
-def test_code_is_at_most_a_third_of_the_page(browser, site, entry):
+def test_code_is_at_most_a_third_of_the_page(opened, entry):
     """Plumbing is folded: on a desktop, code takes at most a third of a chapter's height."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    page = context.new_page()
-    open_page(page, site, entry)
-    code, total = page.evaluate(CODE_HEIGHT)
-    context.close()
+    code, total = opened(entry, "desktop").evaluate(CODE_HEIGHT)
     assert code <= total / 3, f"code is {code / total:.0%} of the page's height"
 
 
 @pytest.mark.parametrize("entry", CHAPTERS)
-def test_reader_sees_no_tooling_and_every_figure_is_described(page, site, entry):
-    open_page(page, site, entry)
+def test_reader_sees_no_tooling_and_every_figure_is_described(opened, entry):
+    page = opened(entry, "reader")
     html = page.content()
     for marker in ("NBVAL", "BEGIN HIDDEN", "BEGIN SOLUTION", "END SOLUTION"):
         assert marker not in html, f"{marker!r} reaches the reader"
@@ -244,24 +300,10 @@ PAGE_BUDGET = 700_000  # bytes transferred, gzip-compressed, on first load
 
 
 @pytest.mark.parametrize("entry", CHAPTERS)
-def test_page_weight_and_no_layout_shift(browser, site, built_book, entry):
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    page = context.new_page()
-    requested = []
-    page.on("request", lambda request: requested.append(request.url))
-    offline(page, site)
-    # Layout shifts caused by images (MathJax typesetting text also moves it; not counted).
-    page.add_init_script("""window.__shift = 0; new PerformanceObserver(list => {
-        for (const e of list.getEntries()) {
-          if (!e.hadRecentInput && (e.sources || []).some(s => s.node
-              && (s.node.nodeName === 'IMG' || (s.node.querySelector
-                  && s.node.querySelector(':scope > img')))))
-            window.__shift += e.value;
-        }}).observe({type: 'layout-shift', buffered: true});""")
-    open_page(page, site, entry)
-    page.wait_for_timeout(500)
+def test_page_weight_and_no_layout_shift(opened, site, built_book, entry):
+    page = opened(entry, "desktop")
     total = 0
-    for url in set(requested):
+    for url in set(page.requested):
         path = built_book / url[len(site) + 1 :].split("#")[0].split("?")[0]
         if path.is_file():
             total += len(gzip.compress(path.read_bytes(), 6))
@@ -272,7 +314,6 @@ def test_page_weight_and_no_layout_shift(browser, site, built_book, entry):
     assert unsized == [], f"images without width and height: {unsized}"
     shift = page.evaluate("() => window.__shift")
     assert shift < 0.01, f"images shift the layout by {shift:.2f}"
-    context.close()
 
 
 def test_live_code_offline(page, site):

@@ -1,10 +1,12 @@
 """The test tiers' plumbing (tests/conftest.py, pyproject.toml's markers): require(),
 and which part of the browser matrix `make test` runs."""
 
+import inspect
+
 import pytest
 
-from conftest import require, toc_files
-
+import test_browser
+from conftest import SHARED_LOAD, require, toc_files, work_unit
 from test_browser import (
     CHAPTERS,
     SCHEMES,
@@ -52,3 +54,26 @@ def test_the_matrix_is_whole_and_make_test_runs_part_of_it():
     axe = in_make_test(matrix(toc_files(), desktop_light_and_dark_in_turn))
     assert sorted(e for e, _, _ in axe) == sorted(toc_files())
     assert {s for _, _, s in axe} == set(SCHEMES)
+
+
+def test_a_pages_reading_checks_share_one_load_on_one_worker():
+    """The browser checks that SHARED_LOAD groups read the page `opened` gives them,
+    in its kind of load; a page's checks of one kind are one work unit, and no other
+    page's or kind's."""
+    for name, kind in SHARED_LOAD.items():
+        check = getattr(test_browser, name)
+        assert "opened" in inspect.signature(check).parameters, name
+        assert f'opened(entry, "{kind}")' in inspect.getsource(check), name
+        assert kind in test_browser.READINGS
+    units = {
+        (name, entry): work_unit(f"tests/test_browser.py::{name}[{entry}]")
+        for name in SHARED_LOAD
+        for entry in CHAPTERS[:2]
+    }
+    for (name, entry), unit in units.items():
+        for (other, page), theirs in units.items():
+            same = entry == page and SHARED_LOAD[name] == SHARED_LOAD[other]
+            assert (unit == theirs) == same, (name, other, entry, page)
+    assert work_unit(
+        "tests/test_browser.py::test_controls_show_the_right_frames[x]"
+    ) != (work_unit("tests/test_browser.py::test_math_is_typeset[x]"))
