@@ -189,7 +189,9 @@ bench-gpu:
 	$(PYTHON) -m measure.bench_gpu --out book/assets/measurements/gpu-$(GPU_NAME).json
 
 # On a machine with a GPU: chapter 08's GPT (normbook/gpt.py) at larger sizes and depths,
-# stored as data beside the device, versions, date and command.
+# stored as data beside the device, versions, date and command. The stored runs were
+# made on an H100: `make gpt-at-scale GPU_NAME=h100` replaces them (chapter 08 reads
+# gpt-scale-h100.json and gpt-depth-h100.json).
 gpt-at-scale:
 	$(PYTHON) -m measure.gpt_at_scale --out book/assets/measurements/gpt-scale-$(GPU_NAME).json
 	$(PYTHON) -m measure.gpt_at_scale --sizes medium-2,medium-4,medium-16 \
