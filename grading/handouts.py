@@ -1,13 +1,20 @@
-"""Student hand-outs and nbgrader sources for every chapter, one assignment per chapter.
+"""Student hand-outs, nbgrader sources and per-chapter zips, one assignment per chapter.
 
+Run after the site build (`make student` builds it first): every notebook written here
+has its Markdown converted by the site's own reader-copy conversion
+(book/_ext/reader_copies.py: links instead of roles, no labels, Task boxes as block
+quotes with their math), from the names the build wrote into _build/reader-targets.json.
 Writes into _build/:
-- student/<chapter>/<chapter>.ipynb and student/normalization-book-student.zip: hand-outs,
-  made by nbgrader's own preprocessors, as `nbgrader generate_assignment` makes them:
-  solutions become `# YOUR CODE HERE` + `raise NotImplementedError()`, written answers
-  "YOUR ANSWER HERE", hidden tests are removed, grade and read-only cells are locked and
+- nbgrader-source/<chapter>/<chapter>.ipynb: the instructor notebooks, converted, for an
+  nbgrader course's source/ folder (so `nbgrader generate_assignment` releases clean
+  notebooks and formgrader shows clean mark schemes);
+- student/<chapter>/<chapter>.ipynb: hand-outs made from them by nbgrader's own
+  preprocessors, as `nbgrader generate_assignment` makes them: solutions become
+  `# YOUR CODE HERE` + `raise NotImplementedError()`, written answers "YOUR ANSWER
+  HERE", hidden tests are removed, grade and read-only cells are locked and
   checksummed, outputs are cleared;
-- nbgrader-source/<chapter>/<chapter>.ipynb: the instructor notebooks to put into an
-  nbgrader course's source/ folder.
+- student/<chapter>.zip: one chapter's hand-out with the one-page HOW-TO-SUBMIT.md
+  (grading/how-to-submit.md), and student/normalization-book-student.zip: all of them.
 Both drop the "Open in Colab" badge: it links to the public instructor notebook, which
 holds the solutions and hidden tests.
 """
@@ -29,12 +36,25 @@ from nbgrader.preprocessors import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from reader_copies import TARGETS, Targets, converted_markdown  # noqa: E402
+
 OUT = ROOT / "_build"
 ZIP_NAME = "normalization-book-student.zip"
+SHEET = ROOT / "grading" / "how-to-submit.md"
 BADGE_TAG = "colab-badge"
 
 
-def without_badge(notebook):
+def load_targets(path):
+    if not Path(path).is_file():
+        raise SystemExit(f"handouts: no {path}; build the site first (make book)")
+    return Targets.from_json(Path(path).read_text(encoding="utf-8"))
+
+
+def nbgrader_source(notebook, targets, docname):
+    """The instructor notebook with its Markdown converted and without the badge."""
+    notebook = converted_markdown(notebook, targets, docname)
+    notebook = nbformat.from_dict(notebook)
     notebook.cells = [
         c for c in notebook.cells if BADGE_TAG not in c.metadata.get("tags", [])
     ]
@@ -42,8 +62,9 @@ def without_badge(notebook):
     return notebook
 
 
-def student_version(notebook):
-    notebook, resources = without_badge(notebook), {}
+def student_version(source):
+    """The hand-out of an nbgrader source notebook."""
+    notebook, resources = nbformat.from_dict(source), {}
     steps = (
         CheckCellMetadata(),
         ClearSolutions(),
@@ -61,23 +82,35 @@ def student_version(notebook):
     return notebook
 
 
-def main(out=OUT):
+def main(out=OUT, targets_path=OUT / TARGETS):
+    targets = load_targets(targets_path)
     students, sources = out / "student", out / "nbgrader-source"
     paths = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    sheet = SHEET.read_text(encoding="utf-8")
     for path in paths:
-        for folder, make in ((students, student_version), (sources, without_badge)):
+        docname = f"notebooks/{path.stem}"
+        source = nbgrader_source(nbformat.read(path, as_version=4), targets, docname)
+        for folder, notebook in (
+            (sources, source),
+            (students, student_version(source)),
+        ):
             (folder / path.stem).mkdir(parents=True, exist_ok=True)
-            notebook = make(nbformat.read(path, as_version=4))
             nbformat.write(notebook, folder / path.stem / path.name)
+        with zipfile.ZipFile(
+            students / f"{path.stem}.zip", "w", zipfile.ZIP_DEFLATED
+        ) as archive:
+            archive.write(students / path.stem / path.name, f"{path.stem}/{path.name}")
+            archive.writestr(f"{path.stem}/HOW-TO-SUBMIT.md", sheet)
     with zipfile.ZipFile(students / ZIP_NAME, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in paths:
             archive.write(
                 students / path.stem / path.name,
                 arcname=f"normalization-book/{path.name}",
             )
+        archive.writestr("normalization-book/HOW-TO-SUBMIT.md", sheet)
     print(
-        f"{len(paths)} student notebooks and {ZIP_NAME} in {os.path.relpath(students)}/, "
-        f"nbgrader sources in {os.path.relpath(sources)}/"
+        f"{len(paths)} student notebooks, one zip per chapter and {ZIP_NAME} in "
+        f"{os.path.relpath(students)}/, nbgrader sources in {os.path.relpath(sources)}/"
     )
 
 

@@ -63,6 +63,13 @@ def test_roles_become_links_to_the_site():
 
 
 @pytest.mark.static
+def test_hand_outs_get_the_sites_names_through_json():
+    """The build hands the site's names to grading/handouts.py as JSON, unchanged."""
+    targets = small_targets()
+    assert rc.Targets.from_json(targets.to_json()) == targets
+
+
+@pytest.mark.static
 def test_unknown_targets_and_roles_fail_the_build():
     for text in ("{cite:p}`nobody`", "{ref}`sec-none`", "{eq}`e1`", "{numref}`sec-a`"):
         with pytest.raises(rc.ReaderCopyError):

@@ -21,6 +21,11 @@ numbers, section titles and bibliography anchors of the build itself. The launch
 (default `notebooks`), to which the book workflow pushes them in the repository's layout;
 the download button serves `_sources/notebooks/NN-name.ipynb`, replaced by the copy.
 By hand, after a build: `python book/_ext/reader_copies.py [_build]`.
+
+The same conversion makes every other notebook a person opens clean: the build also
+writes what the site calls each label, citation and page into `_build/reader-targets.json`,
+from which `grading/handouts.py` converts the Markdown of the student hand-outs and the
+nbgrader sources (and so the released assignments) with `converted_markdown`.
 """
 
 import copy
@@ -64,6 +69,10 @@ MYST_SYNTAX = re.compile(
 )
 
 
+# Beside the site (_build/html): the site's names, for the hand-outs (grading/handouts.py).
+TARGETS = "reader-targets.json"
+
+
 class ReaderCopyError(ValueError):
     pass
 
@@ -104,6 +113,29 @@ class Targets:
             figures=figures,
             titles={doc: title.astext() for doc, title in env.titles.items()},
             citations=citations,
+        )
+
+    def to_json(self):
+        data = {
+            "site": self.site,
+            "labels": self.labels,
+            "figures": {
+                f"{doc}#{anchor}": n for (doc, anchor), n in self.figures.items()
+            },
+            "titles": self.titles,
+            "citations": self.citations,
+        }
+        return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text):
+        data = json.loads(text)
+        return cls(
+            site=data["site"],
+            labels={k: tuple(v) for k, v in data["labels"].items()},
+            figures={tuple(key.split("#", 1)): n for key, n in data["figures"].items()},
+            titles=data["titles"],
+            citations={k: tuple(v) for k, v in data["citations"].items()},
         )
 
     def url(self, docname, anchor=""):
@@ -270,16 +302,24 @@ def _source(cell):
     return source if isinstance(source, str) else "".join(source)
 
 
+def converted_markdown(notebook, targets, docname):
+    """A copy of a notebook (a dict in nbformat 4) whose Markdown cells are converted;
+    code cells and metadata stay as they are."""
+    notebook = copy.deepcopy(notebook)
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown":
+            cell["source"] = convert_markdown(_source(cell), targets, docname)
+    return notebook
+
+
 def reader_copy(notebook, targets, docname, badge=None):
     """The reader copy of a chapter notebook (a dict in nbformat 4), the input untouched."""
-    notebook = copy.deepcopy(notebook)
+    notebook = converted_markdown(notebook, targets, docname)
     for cell in notebook["cells"]:
         source = _source(cell)
         tags = cell.get("metadata", {}).get("tags", [])
         if badge and "colab-badge" in tags:
             cell["source"] = badge
-        elif cell["cell_type"] == "markdown":
-            cell["source"] = convert_markdown(source, targets, docname)
         elif cell["cell_type"] == "code":
             source = HIDDEN.sub("", source)
             lines = [line for line in source.split("\n") if not MARKER.match(line)]
@@ -302,6 +342,9 @@ def write_copies(
     """Write every chapter's reader copy into the built site; return their paths.
     `sources`: docname -> notebook text as the build read it (else read from srcdir)."""
     targets = Targets.from_env(env, site)
+    (Path(outdir).parent / TARGETS).write_text(
+        targets.to_json() + "\n", encoding="utf-8"
+    )
     written = []
     for docname in sorted(env.found_docs):
         path = Path(srcdir) / f"{docname}.ipynb"
