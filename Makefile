@@ -12,7 +12,7 @@ PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=50
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
-	grade collect test-triton bench-gpu gpt-at-scale placements-at-depth check \
+	grade collect feedback export test-triton bench-gpu gpt-at-scale placements-at-depth check \
 	test-browser-matrix sandbox
 
 help:
@@ -23,7 +23,7 @@ help:
 	@echo "make execute  re-run every notebook in place in a fresh kernel (NB=notebooks/x.ipynb for one)"
 	@echo "make lab      open JupyterLab on reader copies of the chapters (_build/lab; sources untouched)"
 	@echo "make data     fetch and verify MNIST into data/mnist"
-	@echo "make student  write student hand-outs (and nbgrader sources) into _build/"
+	@echo "make student  hand-outs, per-chapter zips, nbgrader sources into _build/ (builds the site)"
 	@echo "make bench    print notebook run times and training throughput"
 	@echo "make bench-autograde  run times as nbgrader autograde runs the chapters"
 	@echo "make badges   rewrite the Open-in-Colab badges from _config.yml's repository setting"
@@ -41,6 +41,8 @@ help:
 	@echo "make check-submissions RELEASED=... SUBMITTED=... [SOURCE=...]   flag tampering"
 	@echo "make collect COURSE=... DOWNLOAD=...   an LMS download into an nbgrader course"
 	@echo "make grade COURSE=... ASSIGNMENT=...   grade a course's submissions (sandboxed)"
+	@echo "make feedback COURSE=... ASSIGNMENT=...   feedback for students, no mark schemes"
+	@echo "make export COURSE=... ASSIGNMENT=... [DUE=...]   grades CSV for the LMS"
 	@echo "make clean    remove build products"
 
 # A virtual environment and its stamp: $(call venv,FOLDER,what pip installs).
@@ -223,7 +225,7 @@ execute: $(STAMP)
 lab: $(STAMP) book
 	$(BIN)/python -m upkeep.lab
 
-student: $(STAMP)
+student: $(STAMP) book
 	$(BIN)/python -m grading.handouts
 
 # Every assertion of a chapter must hold for other seeds: NB=notebooks/x.ipynb [FIRST="9001 123456"]
@@ -237,14 +239,30 @@ check-submissions: $(STAMP)
 # from the student's code (COURSE an absolute path):
 # make grade COURSE=/path/to/course ASSIGNMENT=03-layernorm-backward [JOBS=2]
 # UNSAFE=1 grades without the sandbox: only inside a container (Dockerfile).
+# A chapter that needs triton (TRITON_CHAPTERS) is graded in its environment, .venv-triton.
 JOBS ?= 1
-grade: $(STAMP) $(if $(UNSAFE),,sandbox)
-	OMP_NUM_THREADS=1 $(BIN)/python -m grading.grade --course $(COURSE) $(ASSIGNMENT) \
-		--jobs $(JOBS) $(if $(UNSAFE),--unsafe-no-sandbox)
+GRADES_WITH_TRITON = $(filter $(ASSIGNMENT),$(basename $(notdir $(TRITON_CHAPTERS))))
+GRADER = $(if $(GRADES_WITH_TRITON),$(TRITON_VENV),$(VENV))
+grade: $(STAMP) $(if $(GRADES_WITH_TRITON),$(TRITON_VENV)/.installed) \
+		$(if $(UNSAFE),,sandbox)
+	OMP_NUM_THREADS=1 $(GRADER)/bin/python -m grading.grade --course $(COURSE) \
+		$(ASSIGNMENT) --jobs $(JOBS) $(if $(UNSAFE),--unsafe-no-sandbox)
 
-# Put an LMS download (a folder or zip of notebooks, however renamed) into COURSE/submitted/
+# Put an LMS download (a folder or zip of notebooks, however renamed) into COURSE/submitted/,
+# LMS ids mapped to students by ROSTER (a CSV with the columns id and lms_id)
 collect: $(STAMP)
-	$(BIN)/python -m grading.collect $(COURSE) $(DOWNLOAD)
+	$(BIN)/python -m grading.collect $(COURSE) $(DOWNLOAD) $(if $(ROSTER),--roster $(ROSTER))
+
+# The students' feedback (nbgrader's generate_feedback) without model answers and mark schemes
+feedback: $(STAMP)
+	$(BIN)/python -m grading.feedback $(COURSE) $(ASSIGNMENT)
+
+# The grades as a CSV for the LMS: points per exercise, total, late penalty
+# (PENALTY % per started day after DUE, e.g. DUE="2026-03-02 23:59 UTC")
+PENALTY ?= 10
+export: $(STAMP)
+	$(BIN)/python -m grading.export $(COURSE) $(ASSIGNMENT) --penalty $(PENALTY) \
+		$(if $(DUE),--due "$(DUE)") $(if $(ROSTER),--roster $(ROSTER))
 
 bench: $(STAMP) data
 	$(BIN)/python -m upkeep.variant bench $(NB)

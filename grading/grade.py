@@ -56,6 +56,10 @@ from grading.scan import exercise_findings, zeroes
 from upkeep.cells import ROOT, cells_needed, grading, top_level_names
 
 HARNESS = "sync:grading"  # the tag of a chapter's harness cell
+# The tag of the cells that show the grader the model answer and mark scheme under each
+# written answer (autograded/, for formgrader); grading/feedback.py keeps them from
+# the students.
+GRADER_NOTE = "for-the-grader"
 
 
 class Child:
@@ -417,15 +421,20 @@ def record(course, assignment, jobs, reports):
     """Scores into nbgrader's gradebook; the graded notebooks, with mark schemes beside
     the written answers, into autograded/ where formgrader shows them."""
     from nbgrader.api import Gradebook
+    from nbgrader.utils import parse_utc
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         for key, source, path in jobs:
             student, report = path.parent.parent.name, reports[str(key)]
             gradebook.update_or_create_student(student)
-            gradebook.update_or_create_submission(assignment, student)
+            stamp = path.parent / "timestamp.txt"  # written by grading/collect.py
+            when = {"timestamp": parse_utc(stamp.read_text())} if stamp.exists() else {}
+            gradebook.update_or_create_submission(assignment, student, **when)
             for grade_id, cell in report["cells"].items():
                 grade = gradebook.find_grade(grade_id, source.stem, assignment, student)
                 grade.auto_score = cell["points"]
+                # As nbgrader's autograde: a grade given by hand before is reviewed.
+                grade.needs_manual_grade = grade.manual_score is not None
             gradebook.db.commit()
             out = course / "autograded" / student / assignment / source.name
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -455,7 +464,8 @@ def for_the_grader(source_path, submission_path, report):
             cells.append(
                 nbformat.v4.new_markdown_cell(
                     "**For the grader: model answer and mark scheme**\n\n"
-                    + schemes[meta["grade_id"]]
+                    + schemes[meta["grade_id"]],
+                    metadata={"tags": [GRADER_NOTE]},
                 )
             )
     submission.cells = cells

@@ -1,5 +1,6 @@
 """grading/collect.py: an LMS download, however renamed, into an nbgrader course."""
 
+import datetime
 import json
 import zipfile
 
@@ -8,6 +9,7 @@ import pytest
 from conftest import NOTEBOOKS
 
 from grading.collect import main
+from grading.export import days_late
 
 pytestmark = pytest.mark.static
 
@@ -46,3 +48,58 @@ def test_renamed_files_land_by_content_and_nothing_is_dropped(tmp_path, capsys):
     assert "smith_42_1_notes.txt: not a notebook" in out
     assert "smith_42_2_other.ipynb: matches no assignment" in out
     assert out.count("NOT COLLECTED") == 3
+
+
+def test_roster_maps_lms_ids_and_late_work_keeps_its_time(tmp_path, capsys):
+    """Canvas names files by its user ids: the roster turns them into the students'
+    ids; an id not on the roster is reported; LATE (any case) and the zip's time are
+    kept beside the notebook, the time also as nbgrader's timestamp.txt."""
+    course, chapter = tmp_path / "course", NOTEBOOKS[2]
+    (course / "source" / chapter.stem).mkdir(parents=True)
+    (course / "source" / chapter.stem / chapter.name).write_bytes(chapter.read_bytes())
+    roster = tmp_path / "students.csv"
+    roster.write_text("id,first_name,lms_id\ns1001,Ada,48213\ns1002,Ben,48215\n")
+    archive = tmp_path / "download.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for name, when in (
+            ("ada_48213_1_mine.ipynb", (2026, 3, 2, 20, 0, 0)),
+            ("ben_late_48215_2_mine.ipynb", (2026, 3, 4, 5, 59, 30)),
+            ("eve_99999_3_mine.ipynb", (2026, 3, 1, 8, 0, 0)),
+        ):
+            zipped.writestr(zipfile.ZipInfo(name, when), chapter.read_bytes())
+
+    assert main([str(course), str(archive), "--roster", str(roster)]) == 1
+    out = capsys.readouterr().out
+    assert "eve_99999_3_mine.ipynb: LMS id 99999 is not on the roster" in out
+    assert sorted(p.name for p in (course / "submitted").iterdir()) == [
+        "s1001",
+        "s1002",
+    ]
+    folder = course / "submitted" / "s1002" / chapter.stem
+    assert (folder / "timestamp.txt").read_text() == "2026-03-04 05:59:30 UTC"
+    assert json.loads((folder / "collected.json").read_text()) == {
+        "lms_id": "48215",
+        "file": "ben_late_48215_2_mine.ipynb",
+        "submitted_at": "2026-03-04 05:59:30 UTC",
+        "late": True,
+    }
+    ada = json.loads(
+        (course / "submitted" / "s1001" / chapter.stem / "collected.json").read_text()
+    )
+    assert (ada["lms_id"], ada["late"]) == ("48213", False)
+
+    bad = tmp_path / "bad.csv"
+    bad.write_text("student,canvas\ns1,1\n")
+    with pytest.raises(SystemExit, match="needs the columns id and lms_id"):
+        main([str(course), str(archive), "--roster", str(bad)])
+
+
+def test_late_policy_counts_started_days():
+    due = datetime.datetime(2026, 3, 2, 23, 59)
+    hours = datetime.timedelta(hours=1)
+    assert days_late(due, False, due) == 0
+    assert days_late(due + hours, False, due) == 1
+    assert days_late(due + 30 * hours, False, due) == 2
+    assert days_late(due - hours, True, due) == 1  # the LMS said LATE
+    assert days_late(None, True, None) == 1
+    assert days_late(due + 30 * hours, False, None) == 0  # no due date, no flag

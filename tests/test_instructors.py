@@ -2,6 +2,7 @@
 
 import ast
 import builtins
+import csv
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -26,6 +28,7 @@ from conftest import (
 )
 
 from grading.handouts import ZIP_NAME, main as make_student
+from reader_copies import MYST_SYNTAX, TARGETS
 from upkeep.cells import grading, names_of, without_magics
 
 ASSIGNMENT = "normbook"
@@ -116,13 +119,43 @@ def test_exercise_metadata(path):
 
 
 @pytest.fixture(scope="module")
-def build_dir(tmp_path_factory):
+def build_dir(tmp_path_factory, built_book):
+    """`make student` into a folder of its own, from the site's build."""
     out = tmp_path_factory.mktemp("handouts")
-    make_student(out)
+    make_student(out, built_book.parent / TARGETS)
     return out
 
 
-@pytest.mark.static
+def test_handouts_have_no_myst(build_dir):
+    """Every notebook a student or an instructor opens (hand-out, nbgrader source and
+    so the release, the zips' copies) is as clean as the reader copies: no roles, no
+    labels, no directives; each Task box a block quote, not a code block."""
+    sheet = (ROOT / "grading" / "how-to-submit.md").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        for kind in ("student", "nbgrader-source"):
+            notebook = read_notebook(build_dir / kind / path.stem / path.name)
+            for cell in notebook.cells:
+                if cell.cell_type == "markdown":
+                    found = MYST_SYNTAX.search(cell.source)
+                    assert not found, (
+                        f"{kind}/{path.name}: {found[0]!r} in {cell.source}"
+                    )
+            boxes = [
+                sum(c.source.count(box) for c in nb.cells if c.cell_type == "markdown")
+                for nb, box in (
+                    (read_notebook(path), "{admonition} Task"),
+                    (notebook, "> **Task**"),
+                )
+            ]
+            assert boxes[0] == boxes[1], f"{kind}/{path.name}: Task boxes {boxes}"
+        with zipfile.ZipFile(build_dir / "student" / f"{path.stem}.zip") as archive:
+            assert archive.read(f"{path.stem}/HOW-TO-SUBMIT.md").decode() == sheet
+            handed = json.loads(archive.read(f"{path.stem}/{path.name}"))
+        assert handed == json.loads(
+            (build_dir / "student" / path.stem / path.name).read_text()
+        )
+
+
 def test_student_versions_hold_no_solutions(build_dir):
     student_dir = build_dir / "student"
     assert (student_dir / ZIP_NAME).stat().st_size > 0
@@ -519,3 +552,245 @@ def test_grading_round(tmp_path, build_dir, path, artifacts, sandbox):
             assert "rebinds np.allclose" in result.stdout, result.stdout
         edited = f"locked cell {grading(grade_cell)['grade_id']} was edited"
         assert edited in result.stdout, result.stdout
+
+
+WORKFLOW_CHAPTER = "03-layernorm-backward"
+DUE = "2026-03-02 23:59 UTC"
+ROSTER = """id,first_name,last_name,email,lms_id
+s1001,Ada,Honest,ada@example.edu,48213
+s1002,Ben,Late,ben@example.edu,48215
+s1003,Cy,Moodle,cy@example.edu,777
+s1004,Dee,Absent,dee@example.edu,48299
+"""
+
+
+def documented_steps():
+    """The commands of book/instructors.md's course block, in order: nbgrader's
+    subcommands, the book's make targets, and `jupyter lab` (the formgrader)."""
+    text = (ROOT / "book" / "instructors.md").read_text(encoding="utf-8")
+    block = re.search(r"```bash\nbook=.*?```", text, re.S)[0]
+    steps = []
+    for line in block.splitlines():
+        if found := re.match(r"nbgrader (db \w+ \w+|\w+)", line):
+            steps.append(f"nbgrader {found[1]}")
+        elif found := re.match(r"make -C \$book ([\w-]+)", line):
+            steps.append(f"make {found[1]}")
+        elif line.startswith("jupyter lab"):
+            steps.append("jupyter lab")
+    config = re.search(r"```python\n(c = get_config\(\).*?)```", text, re.S)[1]
+    return steps, config
+
+
+def run_module(module, *args):
+    """`make -C $book TARGET`: the module run from the book's root, with the
+    environment's scripts on PATH, as the instructors' page sets it."""
+    env = dict(
+        os.environ, PATH=f"{Path(NBGRADER).parent}{os.pathsep}{os.environ['PATH']}"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", module, *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
+@pytest.mark.grading
+def test_course_workflow(tmp_path, build_dir, sandbox):
+    """book/instructors.md's course block, step by step, on chapter 03: the course and
+    its roster, the assignment released, a Canvas-style zip (one file renamed, one
+    LATE) and a Moodle-style zip collected through the roster's LMS ids, graded, the
+    written answers in formgrader's list with the mark schemes beside them, graded by
+    hand as formgrader does, feedback without model answers or mark schemes, and the
+    grades CSV with points per exercise and the late penalty."""
+    steps, config = documented_steps()
+    assert steps == [
+        "nbgrader db assignment add",
+        "nbgrader db student import",
+        "nbgrader generate_assignment",
+        "make collect",
+        "make grade",
+        "make check-submissions",
+        "jupyter lab",
+        "make feedback",
+        "make export",
+    ], "the test runs the documented steps in this order"
+    ch, course = WORKFLOW_CHAPTER, tmp_path / "course"
+    (course / "source" / ch).mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text(config)
+    (course / "students.csv").write_text(ROSTER)
+    shutil.copy(
+        build_dir / "nbgrader-source" / ch / f"{ch}.ipynb", course / "source" / ch
+    )
+    env = dict(
+        os.environ, PATH=f"{Path(NBGRADER).parent}{os.pathsep}{os.environ['PATH']}"
+    )
+    for args in (
+        ["db", "assignment", "add", ch, f"--duedate={DUE}"],
+        ["db", "student", "import", "students.csv"],
+        ["generate_assignment", ch],
+    ):
+        done = subprocess.run(
+            [NBGRADER, *args], cwd=course, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    released = course / "release" / ch / f"{ch}.ipynb"
+    source = read_notebook(course / "source" / ch / f"{ch}.ipynb")
+
+    # The downloads: Ada on time and Ben late (Canvas: user ids, LATE in the name),
+    # Cy in Moodle's folders; Dee hands in nothing.
+    answers = honest_variant(read_notebook(course / "source" / ch / f"{ch}.ipynb"))
+    model = nbformat.writes(
+        adversary(
+            released,
+            {grading(c)["grade_id"]: c.source for c in answers.cells if grading(c)},
+        )
+    )
+    ben = read_notebook(released)
+    answer = next(
+        c for c in ben.cells if c.cell_type == "markdown" and grading(c).get("solution")
+    )
+    answer.source = "Ben's own words on the derivation."
+    downloads = {
+        "canvas.zip": [
+            ("honestada_48213_901_ch03 final (2).ipynb", model, (2026, 3, 2, 20, 0, 0)),
+            (
+                "lateben_LATE_48215_902_backward.ipynb",
+                nbformat.writes(ben),
+                (2026, 3, 4, 5, 59, 0),
+            ),
+            ("lateben_48215_903_notes.txt", "not a notebook", (2026, 3, 2, 10, 0, 0)),
+        ],
+        "moodle.zip": [
+            (
+                "Cy Moodle_777_assignsubmission_file_/mine.ipynb",
+                model,
+                (2026, 3, 2, 23, 0, 0),
+            ),
+        ],
+    }
+    for name, files in downloads.items():
+        with zipfile.ZipFile(tmp_path / name, "w") as archive:
+            for path, text, when in files:
+                archive.writestr(zipfile.ZipInfo(path, when), text)
+    status, out = run_module(
+        "grading.collect",
+        course,
+        tmp_path / "canvas.zip",
+        "--roster",
+        course / "students.csv",
+    )
+    assert status == 1 and "lateben_48215_903_notes.txt: not a notebook" in out, out
+    status, out = run_module(
+        "grading.collect",
+        course,
+        tmp_path / "moodle.zip",
+        "--roster",
+        course / "students.csv",
+    )
+    assert status == 0, out
+    submitted = course / "submitted"
+    assert sorted(p.name for p in submitted.iterdir()) == ["s1001", "s1002", "s1003"]
+    kept = json.loads((submitted / "s1002" / ch / "collected.json").read_text())
+    assert kept == {
+        "lms_id": "48215",
+        "file": "lateben_LATE_48215_902_backward.ipynb",
+        "submitted_at": "2026-03-04 05:59:00 UTC",
+        "late": True,
+    }
+
+    status, out = run_module("grading.grade", "--course", course, ch, "--jobs", "2")
+    assert status == 0, out
+    status, out = run_module(
+        "grading.scan",
+        "--source",
+        course / "source" / ch / f"{ch}.ipynb",
+        released,
+        *sorted(submitted.glob(f"*/{ch}/{ch}.ipynb")),
+    )
+    assert status == 0, out
+
+    # Formgrader (JupyterLab > Nbgrader > Formgrader) lists the submissions through
+    # nbgrader's API, the written answers waiting, the mark schemes beside them.
+    from nbgrader.api import Gradebook
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    api = NbGraderAPI(CourseDirectory(root=str(course)))
+    listed = {s["student"]: s for s in api.get_notebook_submissions(ch, ch)}
+    assert set(listed) == {"s1001", "s1002", "s1003"}
+    assert all(s["needs_manual_grade"] for s in listed.values())
+    graded = read_notebook(course / "autograded" / "s1002" / ch / f"{ch}.ipynb")
+    notes = [c for c in graded.cells if "for-the-grader" in c.metadata.get("tags", [])]
+    written = [
+        c
+        for c in source.cells
+        if c.cell_type == "markdown" and grading(c).get("solution")
+    ]
+    assert len(notes) == len(written) > 0
+    with Gradebook(f"sqlite:///{course}/gradebook.db") as gradebook:
+        for student in ("s1001", "s1002", "s1003"):
+            grades = gradebook.find_submission(ch, student).notebooks[0].grades
+            waiting = {g.name for g in grades if g.needs_manual_grade}
+            assert waiting == {grading(c)["grade_id"] for c in written}, student
+            for grade in grades:
+                if grade.needs_manual_grade:  # what formgrader's points box does
+                    grade.manual_score = grade.max_score if student != "s1002" else 1
+                    grade.needs_manual_grade = False
+        gradebook.db.commit()
+
+    status, out = run_module("grading.feedback", course, ch)
+    assert status == 0, out
+    page = (course / "feedback" / "s1002" / ch / f"{ch}.html").read_text()
+    assert "Ben&#39;s own words" in page or "Ben's own words" in page
+    # The graded notebook holds the mark schemes (formgrader's copy); no page does.
+    assert all(MARK_SCHEME.search(c.source) for c in notes)
+    for page in (course / "feedback").glob(f"*/{ch}/{ch}.html"):
+        text = page.read_text()
+        for leak in ("For the grader", "Mark scheme (", "Solution and mark scheme"):
+            assert leak not in text, f"{page.parent.parent.name}'s feedback: {leak}"
+
+    status, out = run_module(
+        "grading.export", course, ch, "--due", DUE, "--roster", course / "students.csv"
+    )
+    assert status == 0, out
+    with open(course / f"grades-{ch}.csv", newline="") as stream:
+        rows = {r["id"]: r for r in csv.DictReader(stream)}
+    assert set(rows) == {"s1001", "s1002", "s1003", "s1004"}, "the roster, no one else"
+    exercises = [k for k in rows["s1001"] if k.startswith("Exercise ")]
+    assert exercises == [f"Exercise 3.{k}" for k in range(1, len(exercises) + 1)]
+    _, auto, manual = points(read_notebook(ROOT / "notebooks" / f"{ch}.ipynb"))
+    total = auto + manual
+    ada, ben, cy, dee = (rows[k] for k in ("s1001", "s1002", "s1003", "s1004"))
+    assert float(ada["points"]) == float(ada["max_points"]) == total
+    assert (ada["late"], ada["late_penalty"], ada["score"]) == (
+        "no",
+        "0.0",
+        ada["points"],
+    )
+    assert float(cy["score"]) == total and cy["lms_id"] == "777"
+    assert ben["submitted_at"] == "2026-03-04 05:59:00 UTC"
+    assert (ben["late"], ben["days_late"]) == ("yes", "2")  # 30 h after the due time
+    ben_points = float(ben["points"])
+    assert ben_points == sum(float(ben[e]) for e in exercises) > 0
+    assert float(ben["late_penalty"]) == pytest.approx(0.2 * ben_points, abs=0.01)
+    assert (dee["points"], dee["score"], dee["submitted_at"]) == ("0.0", "0.0", "")
+    assert all(r["to_grade_by_hand"] == "0" for r in rows.values())
+
+
+@pytest.mark.static
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_make_grade_runs_each_chapter_where_it_runs(path):
+    """`make grade` grades a chapter whose code imports triton with .venv-triton's
+    Python (where `make test-triton` runs its grading round), every other with .venv's."""
+    result = subprocess.run(
+        ["make", "-n", "grade", f"ASSIGNMENT={path.stem}", "COURSE=/course"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    venv = ".venv-triton" if needs_triton(path) else ".venv"
+    assert f"{venv}/bin/python -m grading.grade --course /course" in result.stdout
