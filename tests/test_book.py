@@ -105,6 +105,16 @@ def test_bibliography_uses_author_year_labels(built_book):
     )
 
 
+def test_bibliography_sorted_by_the_name_its_label_shows(built_book):
+    """A reader looks an entry up by the first author its label shows: corporate
+    authors among the others (not after "Zhu"), "van Laarhoven" under v as printed."""
+    html = (built_book / "book" / "references.html").read_text()
+    labels = re.findall(r'fn-bracket">\[</span>([^<]+)<', html)
+    first = [re.split(r" et al\.| and |, ", label)[0].lower() for label in labels]
+    assert first == sorted(first), first
+    assert "van Laarhoven, 2017" in labels and "Gemma Team, 2025" in labels
+
+
 @pytest.mark.static
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_interactive_figure_frames_fit_the_budget(path):

@@ -1,4 +1,6 @@
-"""Bibliography with author-year labels ("Ba et al., 2016"), sorted by author and year.
+"""Bibliography with author-year labels ("Ba et al., 2016"), sorted by author and year
+as a reader looks them up: by the name the label shows ("van Laarhoven" under v, with its
+"van"), corporate authors ("{Gemma Team}") among the others rather than after "Zhu".
 
 The entries' DOI, arXiv identifier (eprint) and URL are rendered as links by pybtex's unsrt
 formatting, which this style extends.
@@ -7,6 +9,7 @@ formatting, which this style extends.
 from pybtex.plugin import register_plugin
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
 from pybtex.style.labels import BaseLabelStyle
+from pybtex.style.sorting.author_year_title import SortingStyle
 
 
 class AuthorYearLabels(BaseLabelStyle):
@@ -23,7 +26,8 @@ class AuthorYearLabels(BaseLabelStyle):
     def label(entry):
         people = entry.persons.get("author") or entry.persons.get("editor") or []
         names = [
-            " ".join(p.last_names).replace("{", "").replace("}", "") for p in people
+            " ".join(p.prelast_names + p.last_names).replace("{", "").replace("}", "")
+            for p in people
         ]
         if not names:
             who = entry.fields.get("organization", entry.key)
@@ -36,12 +40,19 @@ class AuthorYearLabels(BaseLabelStyle):
         return f"{who}, {entry.fields.get('year', '')}"
 
 
+class ReaderSorting(SortingStyle):
+    def person_key(self, person):
+        # Braces only protect a corporate name from being split; '{' sorts after 'z'.
+        return super().person_key(person).replace("{", "").replace("}", "")
+
+
 class AuthorYearStyle(UnsrtStyle):
     default_label_style = "authoryear"
-    default_sorting_style = "author_year_title"
+    default_sorting_style = "reader"
 
 
 def setup(app):
     register_plugin("pybtex.style.labels", "authoryear", AuthorYearLabels)
+    register_plugin("pybtex.style.sorting", "reader", ReaderSorting)
     register_plugin("pybtex.style.formatting", "authoryear", AuthorYearStyle)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
