@@ -47,6 +47,22 @@ def test_page_built_with_title(built_book, entry):
 @pytest.mark.parametrize(
     "entry", [e for e in toc_files() if e.startswith("notebooks/")]
 )
+def test_a_chapter_is_cited_by_its_number(built_book, entry):
+    """A {doc} reference to a chapter, with no text of its own, reads "Chapter 8"
+    (book/_ext/page_polish.py), never the chapter's whole title."""
+    html = (built_book / (entry + ".html")).read_text()
+    shown = re.findall(
+        r'<a class="reference internal" href="(\d\d)-[\w-]+\.html">'
+        r'<span class="doc">([^<]*)</span>',
+        html,
+    )
+    for number, text in shown:
+        assert text == f"Chapter {int(number)}", (number, text)
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in toc_files() if e.startswith("notebooks/")]
+)
 def test_chapter_has_math_and_figures(built_book, entry):
     page = built_book / (entry + ".html")
     html = page.read_text()

@@ -29,7 +29,8 @@ def small_targets(site=SITE):
             "fig-b": ("notebooks/03-y", "fig-b", "A caption"),
         },
         figures={("notebooks/03-y", "fig-b"): "3.2"},
-        titles={"notebooks/02-x": "Chapter X", "book/refs": "References"},
+        titles={"notebooks/02-x": "Layers of X", "book/refs": "References"},
+        chapters={"notebooks/02-x": 2},
         citations={
             "ba2016": ("Ba et al., 2016", "book/refs", "cite-ba2016"),
             "xu2019": ("Xu and Li, 2019b", "book/refs", "cite-xu2019"),
@@ -53,7 +54,10 @@ def test_roles_become_links_to_the_site():
     assert convert("{numref}`fig-b` and {ref}`sec-a` in {doc}`02-x`") == (
         f"[Figure 3.2]({SITE}notebooks/03-y.html#fig-b) and "
         f"[Section A]({SITE}notebooks/02-x.html#sec-a) in "
-        f"[Chapter X]({SITE}notebooks/02-x.html)"
+        f"[Chapter 2]({SITE}notebooks/02-x.html)"
+    )
+    assert convert("{doc}`the layers <02-x>`") == (
+        f"[the layers]({SITE}notebooks/02-x.html)"
     )
     assert convert("{ref}`this part <sec-a>`, {numref}`Plot %s <fig-b>`") == (
         f"[this part]({SITE}notebooks/02-x.html#sec-a), "

@@ -15,6 +15,8 @@
   code for Figure 1"), not by myst-nb's "Toggle hidden content".
 - An exercise heading carries its own number only ("Exercise 2.2: ..."), not the section
   number in front of it ("2.12.2. Exercise 2.2: ..."), in the page and its contents.
+- A reference to a chapter without text of its own ({doc}`08-transformer`) reads
+  "Chapter 8", not the chapter's whole title (reader_copies.py writes the same).
 - The book's stylesheet, its small script (book.js: phone drawers, figure sizes) and the
   Live Code status script are added to every page.
 """
@@ -22,7 +24,12 @@
 import re
 from pathlib import Path
 
+from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import docname_join
+
+from reader_copies import chapter_numbers
 
 STATIC = Path(__file__).parent / "static"
 THEBE_URL = re.compile(r'const THEBE_JS_URL = "[^"]*"')
@@ -104,7 +111,29 @@ def _rewrite_pages(app, exception):
     subset_icon_fonts(app.outdir)
 
 
+class ChapterReferences(SphinxPostTransform):
+    """{doc} references to a numbered chapter, with no text of their own: "Chapter N".
+    Runs before Sphinx resolves them (its ReferencesResolver has priority 10)."""
+
+    default_priority = 5
+
+    def run(self):
+        numbers = chapter_numbers(self.env)
+        for xref in self.document.findall(nodes.Element):
+            if xref.tagname != "pending_xref" or xref.get("reftype") != "doc":
+                continue
+            if xref.get("refexplicit"):
+                continue
+            doc = docname_join(xref.get("refdoc", ""), xref["reftarget"])
+            if doc in numbers:
+                xref["refexplicit"] = True
+                literal = xref.children[0] if xref.children else None
+                text = nodes.inline("", f"Chapter {numbers[doc]}", classes=["doc"])
+                xref.replace(literal, text) if literal else xref.append(text)
+
+
 def setup(app: Sphinx):
+    app.add_post_transform(ChapterReferences)
     app.connect("build-finished", _rewrite_pages)
     app.connect("html-page-context", _fix_scripts, priority=900)
     app.config.html_static_path.append(str(STATIC))

@@ -85,6 +85,7 @@ class Targets:
     labels: dict = field(default_factory=dict)  # label -> (docname, anchor, title)
     figures: dict = field(default_factory=dict)  # (docname, anchor) -> "3.2"
     titles: dict = field(default_factory=dict)  # docname -> page title
+    chapters: dict = field(default_factory=dict)  # docname -> chapter number
     citations: dict = field(default_factory=dict)  # key -> (label, docname, anchor)
 
     @classmethod
@@ -112,6 +113,7 @@ class Targets:
             },
             figures=figures,
             titles={doc: title.astext() for doc, title in env.titles.items()},
+            chapters=chapter_numbers(env),
             citations=citations,
         )
 
@@ -140,6 +142,15 @@ class Targets:
 
     def url(self, docname, anchor=""):
         return f"{self.site}{docname}.html" + (f"#{anchor}" if anchor else "")
+
+
+def chapter_numbers(env):
+    """docname -> its chapter number, for the toc's numbered chapters."""
+    return {
+        doc: numbers[""][0]
+        for doc, numbers in env.toc_secnumbers.items()
+        if numbers.get("")
+    }
 
 
 def site_url(repository_url, baseurl=""):
@@ -194,7 +205,10 @@ def _role(match, targets, docname):
         )
         if page not in targets.titles:
             raise ReaderCopyError(f"{docname}: no page {target!r}")
-        return _link(text or targets.titles[page], targets.url(page))
+        if not text:
+            number = targets.chapters.get(page)
+            text = f"Chapter {number}" if number else targets.titles[page]
+        return _link(text, targets.url(page))
     raise ReaderCopyError(f"{docname}: the role {{{role}}} has no reader form")
 
 
