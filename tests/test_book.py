@@ -217,3 +217,31 @@ def test_pages_show_one_solution_per_exercise(built_book):
         assert "Hide code cell" not in html, (
             path.name
         )  # opened folds say what they hide
+
+
+@pytest.mark.static
+def test_the_reading_map_names_what_each_chapter_builds_on():
+    """The front page's reading map lists every chapter once, and each chapter it says
+    another needs is an earlier one that the chapter's own text refers to."""
+    text = (ROOT / "book" / "intro.md").read_text()
+    table = text.split("## A reading map", 1)[1].split("\n\n")[2]
+    needs = {}
+    for row in table.splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        for chapter, listed in (cells[:2], cells[3:5]):
+            if chapter:
+                needs[int(chapter)] = [
+                    int(n) for n in re.findall(r"\d+", listed.split("(")[0])
+                ]
+    chapters = {int(p.name[:2]): p for p in NOTEBOOKS}
+    assert sorted(needs) == sorted(chapters)
+    for chapter, earlier in needs.items():
+        cited = {
+            int(n)
+            for n in re.findall(
+                r"\{doc\}`(?:[^`<]*<)?(?:\.\./notebooks/)?(\d\d)-",
+                chapters[chapter].read_text(),
+            )
+        }
+        for need in earlier:
+            assert need < chapter and need in cited, (chapter, need)
