@@ -13,7 +13,7 @@ PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=50
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
 	grade collect feedback export test-triton bench-gpu gpt-at-scale placements-at-depth check \
-	test-browser-matrix sandbox
+	test-browser-matrix sandbox pdf
 
 help:
 	@echo "make book     build the HTML book into _build/html (in .venv-book, env/book.txt: no torch)"
@@ -21,6 +21,7 @@ help:
 	@echo "make test     the whole suite but the opt-in targets below (about half an hour)"
 	@echo "make test NB=notebooks/x.ipynb   a chapter: nbval, Colab, grading, pages"
 	@echo "make execute  re-run every notebook in place in a fresh kernel (NB=notebooks/x.ipynb for one)"
+	@echo "make pdf      the whole book as one PDF, _build/html/book.pdf (after make book)"
 	@echo "make lab      open JupyterLab on reader copies of the chapters (_build/lab; sources untouched)"
 	@echo "make data     fetch and verify MNIST into data/mnist"
 	@echo "make student  hand-outs, per-chapter zips, nbgrader sources into _build/ (builds the site)"
@@ -75,6 +76,13 @@ book: $(BOOK_VENV)/.installed
 	$(BOOK_VENV)/bin/jupyter-book build . $(BOOK_FLAGS)
 	@echo "make book: done. Reader copies of the chapters: _build/html/notebooks/*.ipynb"
 	@echo "  View the site: $(PYTHON) -m http.server -d _build/html 8000, then open http://localhost:8000"
+
+# The whole book as one PDF beside the site (_build/html/book.pdf, linked from the front
+# page): Sphinx's single-page build of the same sources, printed by Chromium.
+pdf: book $(STAMP) browser
+	rm -rf _build/singlehtml
+	$(BOOK_VENV)/bin/jupyter-book build . --builder singlehtml $(BOOK_FLAGS)
+	$(BIN)/python book/_ext/print_book.py _build
 
 data: $(STAMP)
 	$(BIN)/python -m upkeep.fetch_mnist

@@ -398,7 +398,8 @@ def _keep_source(app, docname, source):
 
 
 def _write(app, exception):
-    if exception is not None or app.builder.format != "html":
+    # The site's own pages only (not the single page that `make pdf` prints).
+    if exception is not None or app.builder.name != "html":
         return
     options = app.config.html_theme_options or {}
     repository = options.get("repository_url", "")
