@@ -125,6 +125,7 @@ class Targets:
                 f"{doc}#{anchor}": n for (doc, anchor), n in self.figures.items()
             },
             "titles": self.titles,
+            "chapters": self.chapters,
             "citations": self.citations,
         }
         return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
@@ -137,6 +138,7 @@ class Targets:
             labels={k: tuple(v) for k, v in data["labels"].items()},
             figures={tuple(key.split("#", 1)): n for key, n in data["figures"].items()},
             titles=data["titles"],
+            chapters=data["chapters"],
             citations={k: tuple(v) for k, v in data["citations"].items()},
         )
 
