@@ -241,6 +241,83 @@ def test_reader_copy_code_is_the_chapters_code(built_book, path):
         assert set(code.split("\n")) <= kept
 
 
+@pytest.mark.static
+def test_self_study_copy_keeps_the_tasks_and_visible_tests_only():
+    def cell(kind, source, **grading):
+        meta = {"nbgrader": grading} if grading else {}
+        return {"cell_type": kind, "source": source, "metadata": meta, "outputs": []}
+
+    notebook = {
+        "cells": [
+            cell("markdown", "(sec-a)=\n## Exercise 1.1\n\nSee {ref}`sec-a`."),
+            cell(
+                "code",
+                "def f(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION",
+                solution=True,
+            ),
+            cell(
+                "code",
+                "assert f(1) == 2\n### BEGIN HIDDEN TESTS\nassert f(3) == 6\n"
+                "### END HIDDEN TESTS",
+                grade=True,
+            ),
+            cell("markdown", "The model answer.", solution=True, grade=True),
+        ]
+    }
+    cells = rc.exercises_copy(notebook, small_targets(), "notebooks/01-z")["cells"]
+    assert [c["source"] for c in cells] == [
+        f"## Exercise 1.1\n\nSee [Section A]({SITE}notebooks/02-x.html#sec-a).",
+        "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()",
+        "assert f(1) == 2",
+        "YOUR ANSWER HERE",
+    ]
+    assert notebook["cells"][1]["source"].count("2 * x") == 1, "input untouched"
+
+
+# Their grade cells end a hidden region ("### END HIDDEN TESTS") that no line begins,
+# so nbgrader, the hand-outs and this copy all show the hidden tests (the chapter's
+# notebook needs its "### BEGIN HIDDEN TESTS" lines).
+LONE_END = {"12-normalization-free.ipynb", "13-instability.ipynb"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(
+            p,
+            marks=[pytest.mark.xfail(strict=True, reason="no BEGIN HIDDEN TESTS")]
+            if p.name in LONE_END
+            else [],
+        )
+        for p in NOTEBOOKS
+    ],
+    ids=lambda p: p.name,
+)
+def test_self_study_copy_has_no_answers(built_book, path):
+    """The site's exercises/NN-name.ipynb: every cell of the chapter, no MyST, every
+    solution stubbed, every written answer empty, the visible tests kept."""
+    mine = json.loads((built_book / rc.EXERCISES / path.name).read_text())
+    source = json.loads(path.read_text())
+    kept = [
+        c for c in source["cells"] if "colab-badge" not in c["metadata"].get("tags", [])
+    ]
+    assert len(mine["cells"]) == len(kept)
+    for ours, theirs in zip(mine["cells"], kept):
+        text, meta = "".join(ours["source"]), theirs["metadata"].get("nbgrader", {})
+        if ours["cell_type"] == "markdown":
+            assert not rc.MYST_SYNTAX.search(text), text
+            if meta.get("solution"):
+                assert text == "YOUR ANSWER HERE"
+            continue
+        assert not ours["outputs"]
+        assert "SOLUTION" not in text and "HIDDEN TESTS" not in text
+        if meta.get("solution"):
+            assert "raise NotImplementedError()" in text
+        if meta.get("grade"):
+            visible = rc.HIDDEN.sub("", "".join(theirs["source"]))
+            assert text == visible.rstrip("\n")
+
+
 def test_launch_buttons_and_badge_open_the_reader_copies(built_book):
     import yaml
 

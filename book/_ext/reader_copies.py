@@ -22,6 +22,12 @@ numbers, section titles and bibliography anchors of the build itself. The launch
 the download button serves `_sources/notebooks/NN-name.ipynb`, replaced by the copy.
 By hand, after a build: `python book/_ext/reader_copies.py [_build]`.
 
+The build also writes each chapter's self-study copy, `_build/html/exercises/NN-name.ipynb`
+(`exercises_copy`: the answers taken out, the visible tests kept), which the directive
+`exercise-notebooks` (points_table.py) lists with links on the course plan's page.
+Without Sphinx or docutils, this module is the conversion alone (for grading/handouts.py,
+also in the environment of chapter 10).
+
 The same conversion makes every other notebook a person opens clean: the build also
 writes what the site calls each label, citation and page into `_build/reader-targets.json`,
 from which `grading/handouts.py` converts the Markdown of the student hand-outs and the
@@ -38,10 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from notebook_filters import HIDDEN, MARKER
-from sphinx.util import logging
 
 ROOT = Path(__file__).resolve().parents[2]
-LOGGER = logging.getLogger(__name__)
 
 ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<target>[^`]*)`")
 LABEL_LINE = re.compile(r"^\s*\([^()\s]+\)=\s*$")
@@ -71,6 +75,8 @@ MYST_SYNTAX = re.compile(
 
 # Beside the site (_build/html): the site's names, for the hand-outs (grading/handouts.py).
 TARGETS = "reader-targets.json"
+# In the site: each chapter's self-study copy, exercises without answers.
+EXERCISES = "exercises"
 
 
 class ReaderCopyError(ValueError):
@@ -345,6 +351,43 @@ def reader_copy(notebook, targets, docname, badge=None):
     return notebook
 
 
+SOLUTION = re.compile(
+    r"^(?P<indent>[ \t]*)#+ *BEGIN SOLUTION[ \t]*$.*?^[ \t]*#+ *END SOLUTION[ \t]*$",
+    re.S | re.M,
+)
+STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
+
+
+def _stub(match):
+    return "\n".join(match["indent"] + line for line in STUB.split("\n"))
+
+
+def exercises_copy(notebook, targets, docname):
+    """The self-study copy of a chapter: the reader copy without the answers, as an
+    nbgrader hand-out has it. Each solution becomes `# YOUR CODE HERE` and
+    `raise NotImplementedError()`, each written answer "YOUR ANSWER HERE"; hidden tests
+    go, the visible ones stay; outputs are cleared, to be made by the reader's run."""
+    notebook = converted_markdown(notebook, targets, docname)
+    cells = []
+    for cell in notebook["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if "colab-badge" in cell.get("metadata", {}).get("tags", []):
+            continue
+        if cell["cell_type"] == "markdown" and meta.get("solution"):
+            cell["source"] = "YOUR ANSWER HERE"
+        elif cell["cell_type"] == "code":
+            source = HIDDEN.sub("", _source(cell))
+            if meta.get("solution"):
+                stubbed = SOLUTION.sub(_stub, source)
+                source = stubbed if stubbed != source else STUB
+            lines = [line for line in source.split("\n") if not MARKER.match(line)]
+            cell["source"] = "\n".join(lines).rstrip("\n")
+            cell["outputs"], cell["execution_count"] = [], None
+        cells.append(cell)
+    notebook["cells"] = cells
+    return notebook
+
+
 def colab_badge(repository_url, branch, path):
     repo = repository_url.removeprefix("https://github.com/").rstrip("/")
     link = f"https://colab.research.google.com/github/{repo}/blob/{branch}/{path}"
@@ -383,6 +426,15 @@ def write_copies(
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text + "\n", encoding="utf-8")
         written.append(Path(outdir) / f"{docname}.ipynb")
+        exercises = Path(outdir) / EXERCISES / Path(docname).name
+        exercises.parent.mkdir(parents=True, exist_ok=True)
+        exercises.with_suffix(".ipynb").write_text(
+            json.dumps(
+                exercises_copy(notebook, targets, docname), indent=1, ensure_ascii=False
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     return written
 
 
@@ -415,7 +467,11 @@ def _write(app, exception):
         app.config.reader_copies_branch,
         app.reader_copy_sources,
     )
-    LOGGER.info(f"reader copies: {len(written)} chapters, linked to {site}")
+    from sphinx.util import logging  # here: the conversion alone needs no Sphinx
+
+    logging.getLogger(__name__).info(
+        f"reader copies: {len(written)} chapters, linked to {site}"
+    )
 
 
 def setup(app):
