@@ -12,7 +12,7 @@ PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=50
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
-	grade collect feedback export test-triton bench-gpu gpt-at-scale placements-at-depth check \
+	grade collect feedback export gradescope test-triton bench-gpu gpt-at-scale placements-at-depth check \
 	test-browser-matrix sandbox pdf
 
 help:
@@ -43,6 +43,7 @@ help:
 	@echo "make collect COURSE=... DOWNLOAD=...   an LMS download into an nbgrader course"
 	@echo "make grade COURSE=... ASSIGNMENT=...   grade a course's submissions (sandboxed)"
 	@echo "make feedback COURSE=... ASSIGNMENT=...   feedback for students, no mark schemes"
+	@echo "make gradescope ASSIGNMENT=...   Gradescope autograder zip (the book's grader)"
 	@echo "make export COURSE=... ASSIGNMENT=... [DUE=...]   grades CSV for the LMS"
 	@echo "make clean    remove build products"
 
@@ -260,6 +261,10 @@ grade: $(STAMP) $(if $(GRADES_WITH_TRITON),$(TRITON_VENV)/.installed) \
 # LMS ids mapped to students by ROSTER (a CSV with the columns id and lms_id)
 collect: $(STAMP)
 	$(BIN)/python -m grading.collect $(COURSE) $(DOWNLOAD) $(if $(ROSTER),--roster $(ROSTER))
+
+# Gradescope's autograder zip for one chapter (ASSIGNMENT), the book's grader inside
+gradescope: student
+	$(BIN)/python -m grading.gradescope zip $(ASSIGNMENT)
 
 # The students' feedback (nbgrader's generate_feedback) without model answers and mark schemes
 feedback: $(STAMP)

@@ -794,3 +794,58 @@ def test_make_grade_runs_each_chapter_where_it_runs(path):
     assert result.returncode == 0, result.stderr
     venv = ".venv-triton" if needs_triton(path) else ".venv"
     assert f"{venv}/bin/python -m grading.grade --course /course" in result.stdout
+
+
+@pytest.mark.grading
+def test_gradescope_autograder(tmp_path, build_dir):
+    """The Gradescope zip holds setup.sh and run_autograder (executable), the
+    instructor notebook and the grader; its `results` step grades the model answers
+    to full autograded marks and reports a missing notebook, in Gradescope's format."""
+    from grading import gradescope
+
+    ch = WORKFLOW_CHAPTER
+    archive = gradescope.make_zip(
+        ch, tmp_path / "ag.zip", build_dir / "nbgrader-source"
+    )
+    with zipfile.ZipFile(archive) as zipped:
+        names = set(zipped.namelist())
+        modes = {i.filename: i.external_attr >> 16 for i in zipped.infolist()}
+        setup = zipped.read("setup.sh").decode()
+    assert {"setup.sh", "run_autograder", f"{ch}.ipynb", "requirements.txt"} <= names
+    assert {"grading/grade.py", "grading/runner.py", "normbook/grading.py"} <= names
+    assert modes["setup.sh"] & modes["run_autograder"] & 0o111
+    assert f"mv /autograder/source/{ch}.ipynb /root/course/" in setup
+
+    source = build_dir / "nbgrader-source" / ch / f"{ch}.ipynb"
+    (tmp_path / "course" / "source" / ch).mkdir(parents=True)
+    nbgrader(tmp_path / "course", "db", "assignment", "add", ch)
+    shutil.copy(source, tmp_path / "course" / "source" / ch)
+    nbgrader(tmp_path / "course", "generate_assignment", ch, "--force")
+    released = tmp_path / "course" / "release" / ch / f"{ch}.ipynb"
+    answers = read_notebook(source)
+    model = adversary(
+        released,
+        {grading(c)["grade_id"]: c.source for c in answers.cells if grading(c)},
+    )
+    (tmp_path / "submission").mkdir()
+    nbformat.write(model, tmp_path / "submission" / "mine (1).ipynb")
+    out = tmp_path / "results" / "results.json"
+    assert (
+        gradescope.main(
+            ["results", str(source), str(tmp_path / "submission"), str(out)]
+        )
+        == 0
+    )
+    results = json.loads(out.read_text())
+    _, auto, _ = points(read_notebook(ROOT / "notebooks" / f"{ch}.ipynb"))
+    assert sum(t["max_score"] for t in results["tests"]) == auto
+    assert [t["score"] for t in results["tests"]] == [
+        t["max_score"] for t in results["tests"]
+    ]
+    assert all(t["output"] == "all tests passed" for t in results["tests"])
+
+    (tmp_path / "empty").mkdir()
+    gradescope.main(["results", str(source), str(tmp_path / "empty"), str(out)])
+    results = json.loads(out.read_text())
+    assert "exactly one notebook" in results["output"]
+    assert sum(t["score"] for t in results["tests"]) == 0
