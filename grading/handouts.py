@@ -48,7 +48,12 @@ BADGE_TAG = "colab-badge"
 def load_targets(path):
     if not Path(path).is_file():
         raise SystemExit(f"handouts: no {path}; build the site first (make book)")
-    return Targets.from_json(Path(path).read_text(encoding="utf-8"))
+    try:
+        return Targets.from_json(Path(path).read_text(encoding="utf-8"))
+    except KeyError as missing:
+        raise SystemExit(
+            f"handouts: {path} lacks {missing}: an older build wrote it (make book)"
+        ) from None
 
 
 def nbgrader_source(notebook, targets, docname):
