@@ -121,6 +121,44 @@ def check_result(result, sizes):
             assert curve[0] > s["unigram"]  # an untrained model knows nothing
 
 
+def test_the_norms_script_runs_at_a_tiny_size(tmp_path):
+    """measure/norms_at_scale.py --tiny: chapter 12's arms on two budgets and chapter
+    13's recipes at two widths, every rate and seed, on the CPU (a check of the
+    script, not a result)."""
+    out = tmp_path / "tiny.json"
+    subprocess.run(
+        [sys.executable, "-m", "measure.norms_at_scale", "--tiny", "--out", out],
+        check=True,
+        cwd=ROOT,
+    )
+    result = json.loads(out.read_text())
+    assert {"date", "command", "python", "torch"} <= set(result["environment"])
+    assert "incomplete" not in result
+    s, seeds = result["yardsticks"], result["seeds"]
+    budgets = [r for r in result["runs"] if r["part"] == "budgets"]
+    widths = [r for r in result["runs"] if r["part"] == "widths"]
+    part = result["parts"]["budgets"]
+    assert {(r["budget"], r["arm"]) for r in budgets} == {
+        (b, a)
+        for b in [f"first {part['small']:,} chars", "all"]
+        for a in ["LayerNorm", "RMSNorm", "DyT, alpha0 0.5", "Derf, alpha0 0.5"]
+    }
+    part = result["parts"]["widths"]
+    assert {(r["width"], r["recipe"]) for r in widths} == {
+        (w, name) for w in part["widths"] for name in ["pre-LN", "QK-norm", "z-loss"]
+    }
+    for r in budgets + widths:
+        lrs = result["parts"][r["part"]]["lrs"]
+        assert sorted({run[0] for run in r["runs"]}) == sorted(lrs)
+        assert len(r["runs"]) == len(r["val"]) == len(lrs) * len(seeds)
+        assert r["steps_recorded"][0] == 0
+        for curve in r["val"]:
+            assert len(curve) == len(r["steps_recorded"])
+            assert curve[0] > s["unigram"]  # an untrained model knows nothing
+    for r in budgets:  # each budget's yardsticks, counted on its own training text
+        assert r["yardsticks"]["uniform"] > r["yardsticks"]["unigram"]
+
+
 @pytest.mark.parametrize(
     "name, sizes",
     [
