@@ -25,6 +25,7 @@ import zipfile
 from pathlib import Path
 
 import nbformat
+from book._ext.reader_copies import TARGETS, Targets, converted_markdown
 from nbgrader.preprocessors import (
     CheckCellMetadata,
     ClearHiddenTests,
@@ -36,8 +37,6 @@ from nbgrader.preprocessors import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from reader_copies import TARGETS, Targets, converted_markdown  # noqa: E402
 
 OUT = ROOT / "_build"
 ZIP_NAME = "normalization-book-student.zip"

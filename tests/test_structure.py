@@ -418,3 +418,21 @@ def test_a_notebooks_cells_run_on_one_worker():
     assert work_unit("tests/test_lab.py::test_a") != work_unit(
         "tests/test_lab.py::test_b"
     )
+
+
+@pytest.mark.static
+def test_no_module_changes_where_imports_come_from():
+    """Tools run as `python -m package.module` from the repository root, and tests with
+    pyproject.toml's pythonpath: no file of the project edits sys.path."""
+    folders = ["normbook", "grading", "upkeep", "measure", "tests", "book/_ext"]
+    for path in sorted(p for f in folders for p in (ROOT / f).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                target = node.func.value
+            elif isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = getattr(node, "targets", None) or [node.target]
+                target = targets[0]
+            else:
+                continue
+            text = ast.unparse(target)
+            assert text != "sys.path", f"{path.relative_to(ROOT)}:{node.lineno}"

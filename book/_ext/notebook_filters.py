@@ -21,10 +21,8 @@ import json
 import re
 from pathlib import Path, PurePosixPath
 
-MARKER = re.compile(r"^\s*#*\s*(BEGIN|END) (SOLUTION|MARK SCHEME)\s*$")
-HIDDEN = re.compile(
-    r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.S | re.M
-)
+from reader_copies import HIDDEN, MARKER
+
 EXERCISE = re.compile(r"^#{2,4} Exercise (\d+\.\d+)", re.M)
 HEADING = re.compile(r"^#{1,3} ", re.M)
 FENCED = re.compile(r"^```.*?^```", re.S | re.M)

@@ -43,9 +43,15 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from notebook_filters import HIDDEN, MARKER
-
 ROOT = Path(__file__).resolve().parents[2]
+
+# nbgrader's markers and hidden tests, which no page or copy a person opens shows
+# (notebook_filters.py takes them from here: this module imports none of its siblings,
+# so that grading/handouts.py can import it as book._ext.reader_copies).
+MARKER = re.compile(r"^\s*#*\s*(BEGIN|END) (SOLUTION|MARK SCHEME)\s*$")
+HIDDEN = re.compile(
+    r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.S | re.M
+)
 
 ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<target>[^`]*)`")
 LABEL_LINE = re.compile(r"^\s*\([^()\s]+\)=\s*$")
