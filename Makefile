@@ -12,7 +12,7 @@ PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=50
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
-	grade collect feedback export gradescope test-triton bench-gpu gpt-at-scale placements-at-depth check \
+	grade collect feedback export gradescope variants test-triton bench-gpu gpt-at-scale placements-at-depth check \
 	test-browser-matrix sandbox pdf
 
 help:
@@ -44,6 +44,7 @@ help:
 	@echo "make grade COURSE=... ASSIGNMENT=...   grade a course's submissions (sandboxed)"
 	@echo "make feedback COURSE=... ASSIGNMENT=...   feedback for students, no mark schemes"
 	@echo "make gradescope ASSIGNMENT=...   Gradescope autograder zip (the book's grader)"
+	@echo "make variants SEED=...   private hidden-test seeds for every chapter, checked"
 	@echo "make export COURSE=... ASSIGNMENT=... [DUE=...]   grades CSV for the LMS"
 	@echo "make clean    remove build products"
 
@@ -261,6 +262,16 @@ grade: $(STAMP) $(if $(GRADES_WITH_TRITON),$(TRITON_VENV)/.installed) \
 # LMS ids mapped to students by ROSTER (a CSV with the columns id and lms_id)
 collect: $(STAMP)
 	$(BIN)/python -m grading.collect $(COURSE) $(DOWNLOAD) $(if $(ROSTER),--roster $(ROSTER))
+
+# A course's private hidden-test seeds, every chapter checked by grading its model answers:
+# make variants SEED=... writes _build/variants/SEED/ (not part of the site)
+# (the chapters that need triton checked in .venv-triton).
+variants: student $(TRITON_VENV)/.installed
+	@test -n "$(SEED)" || { echo "make variants SEED=<a number of your own>"; exit 2; }
+	OMP_NUM_THREADS=1 MNIST_DIR=$(CURDIR)/data/mnist $(BIN)/python -m grading.variants \
+		$(SEED) $(basename $(notdir $(filter-out $(TRITON_CHAPTERS),$(wildcard notebooks/*.ipynb))))
+	OMP_NUM_THREADS=1 $(TRITON_VENV)/bin/python -m grading.variants $(SEED) \
+		$(basename $(notdir $(TRITON_CHAPTERS)))
 
 # Gradescope's autograder zip for one chapter (ASSIGNMENT), the book's grader inside
 gradescope: student

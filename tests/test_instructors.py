@@ -849,3 +849,56 @@ def test_gradescope_autograder(tmp_path, build_dir):
     results = json.loads(out.read_text())
     assert "exactly one notebook" in results["output"]
     assert sum(t["score"] for t in results["tests"]) == 0
+
+
+@pytest.mark.grading
+def test_variants_have_private_seeds_and_are_checked(tmp_path, build_dir):
+    """`make variants`: the grade cells' seeds are drawn from the course's SEED (the
+    same SEED gives the same variant, another SEED another), the variant's model
+    answers get every autograded point from the grader, and a variant whose model
+    answers fail is reported and not written."""
+    from grading import variants
+
+    ch = WORKFLOW_CHAPTER
+    sources = build_dir / "nbgrader-source"
+    public = read_notebook(sources / ch / f"{ch}.ipynb")
+    assert variants.write_variant(ch, 2026, sources, tmp_path / "a") == []
+    mine = read_notebook(tmp_path / "a" / ch / f"{ch}.ipynb")
+    again = variants.variant(public, 2026)
+    other = variants.variant(public, 2027)
+    seeded = 0
+    for old, new, same, different in zip(
+        public.cells, mine.cells, again.cells, other.cells
+    ):
+        if not (grading(old).get("grade") and old.cell_type == "code"):
+            assert new.source == old.source, "only grade cells change"
+            continue
+        assert new.source == same.source
+        visible = variants.HIDDEN.sub("", old.source)
+        assert variants.HIDDEN.sub("", new.source) == visible, "visible tests stay"
+        found = sum(
+            map(variants.SEEDED.findall, variants.HIDDEN.findall(old.source)), []
+        )
+        seeded += len(found)
+        hidden = sum(
+            map(variants.SEEDED.findall, variants.HIDDEN.findall(new.source)), []
+        )
+        assert not set(found) & set(hidden)
+        assert new.source != different.source or not found
+    assert seeded == len(variants.hidden_seeds(public)) >= 3
+
+    broken = read_notebook(sources / ch / f"{ch}.ipynb")
+    solution = next(
+        c for c in broken.cells if grading(c).get("solution") and c.cell_type == "code"
+    )
+    solution.source = re.sub(
+        r"(### BEGIN SOLUTION\n).*?(\n\s*### END SOLUTION)",
+        r"\1    raise NotImplementedError()\2",
+        solution.source,
+        flags=re.S,
+    )
+    (tmp_path / "broken" / ch).mkdir(parents=True)
+    nbformat.write(broken, tmp_path / "broken" / ch / f"{ch}.ipynb")
+    problems = variants.write_variant(ch, 2026, tmp_path / "broken", tmp_path / "b")
+    assert problems and "the model answers get" in problems[0]
+    assert not (tmp_path / "b" / ch / f"{ch}.ipynb").exists()
