@@ -23,11 +23,9 @@ from pathlib import Path
 
 import nbformat
 
+from book._ext.reader_copies import HIDDEN
 from grading.grade import grade_in_process, score
 from upkeep.cells import ROOT, grading
-
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from notebook_filters import HIDDEN  # noqa: E402
 
 SEEDED = re.compile(r"\b(default_rng|manual_seed|random\.seed)\((\d+)\)")
 SOURCES = ROOT / "_build" / "nbgrader-source"
