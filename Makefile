@@ -12,8 +12,8 @@ PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=50
 
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
-	grade collect feedback export gradescope variants test-triton bench-gpu gpt-at-scale placements-at-depth check \
-	test-browser-matrix sandbox pdf
+	grade collect feedback export gradescope variants test-triton bench-gpu gpt-at-scale placements-at-depth \
+	conditional-sweep check test-browser-matrix sandbox pdf
 
 help:
 	@echo "make book     build the HTML book into _build/html (in .venv-book, env/book.txt: no torch)"
@@ -35,6 +35,7 @@ help:
 	@echo "make bench-gpu                  measure them on a GPU (PYTHON with CUDA torch, triton)"
 	@echo "make gpt-at-scale               chapter 08's GPT at larger sizes (a GPU: about 12 minutes)"
 	@echo "make placements-at-depth        chapter 13's sweep at 12 blocks (3 parts x 30 min a core; -j3)"
+	@echo "make conditional-sweep          chapter 14's sweep of conditioning variants (30 min a core)"
 	@echo "make format   format and lint-fix the code: notebooks, normbook, packages, tests (ruff)"
 	@echo "make sync     write normbook/'s shared code into the chapters' synced cells"
 	@echo "make check-seeds NB=notebooks/x.ipynb   run a chapter with two other seed lists"
@@ -219,6 +220,12 @@ placements-at-depth: $(DEPTH_PARTS)
 _build/depth/seeds-%.json: $(STAMP)
 	mkdir -p _build/depth
 	OMP_NUM_THREADS=1 $(BIN)/python -m measure.placements_at_depth --seeds $* --out $@
+
+# Chapter 14's stored sweep: the four ways for a class to enter a small flow-matching
+# transformer and the unconditional model, three rates, two seeds (one core, ~30 min).
+conditional-sweep: $(STAMP) data
+	MNIST_DIR=$(CURDIR)/data/mnist OMP_NUM_THREADS=1 $(BIN)/python -m measure.conditional_sweep \
+		--out book/assets/measurements/conditional-sweep.json
 
 # Opt-in: chapter 07 at the papers' step counts (FULL_SCALE = True), executed as a copy.
 full-scale: $(STAMP) data

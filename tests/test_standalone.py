@@ -15,7 +15,8 @@ from upkeep.cells import without_magics
 pytestmark = pytest.mark.static
 
 # What Colab preinstalls and the chapters may import (numba: chapter 09's kernels;
-# transformers: chapter 11's atlas).
+# transformers: chapter 11's atlas; diffusers: chapter 14's check of adaLN-Zero, which
+# env/colab.txt pins and the chapter asks a reader without it to install).
 # Colab installs triton with its torch (GPU and CPU runtimes alike).
 RUNTIME = {
     "numpy",
@@ -27,6 +28,7 @@ RUNTIME = {
     "numba",
     "triton",
     "transformers",
+    "diffusers",
 }
 
 
