@@ -277,7 +277,7 @@ def test_self_study_copy_keeps_the_tasks_and_visible_tests_only():
 # Their grade cells end a hidden region ("### END HIDDEN TESTS") that no line begins,
 # so nbgrader, the hand-outs and this copy all show the hidden tests (the chapter's
 # notebook needs its "### BEGIN HIDDEN TESTS" lines).
-LONE_END = {"12-normalization-free.ipynb", "13-instability.ipynb"}
+LONE_END = {"13-instability.ipynb"}
 
 
 @pytest.mark.parametrize(
