@@ -1,4 +1,4 @@
-"""The source ledger: every entry of the bibliography that chapters 08 to 13 cite
+"""The source ledger: every entry of the bibliography that chapters 08 to 14 cite
 carries a `note` saying where in the source the chapter's statement stands (section,
 table, figure, or file and line), so that a reader and a reviewer can check it."""
 
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.static
 
 CITE = re.compile(r"\{cite:[pt]\}`([^`]+)`")
 ENTRY = re.compile(r"^@\w+\{([^,\s]+),(.*?)^\}", re.M | re.S)
-LEDGER = [p for p in NOTEBOOKS if 8 <= int(p.name[:2]) <= 13]
+LEDGER = [p for p in NOTEBOOKS if 8 <= int(p.name[:2]) <= 14]
 
 
 def cited(path):
@@ -24,8 +24,8 @@ def cited(path):
     return keys
 
 
-def test_the_ledger_covers_chapters_8_to_13():
-    assert [int(p.name[:2]) for p in LEDGER] == list(range(8, 14))
+def test_the_ledger_covers_chapters_8_to_14():
+    assert [int(p.name[:2]) for p in LEDGER] == list(range(8, 15))
 
 
 @pytest.mark.parametrize("path", LEDGER, ids=lambda p: p.name)
