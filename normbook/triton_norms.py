@@ -20,8 +20,8 @@ def _layer_norm_fwd(X, Y, W, B, Mean, Rstd, D, eps, BLOCK: tl.constexpr):
     mean = tl.sum(x, axis=0) / D
     xc = tl.where(mask, x - mean, 0.0)  # padding lanes must not enter the variance
     rstd = 1.0 / tl.sqrt(tl.sum(xc * xc, axis=0) / D + eps)
-    w = tl.load(W + cols, mask=mask).to(tl.float32)
-    b = tl.load(B + cols, mask=mask).to(tl.float32)
+    w = tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
+    b = tl.load(B + cols, mask=mask, other=0.0).to(tl.float32)
     y = xc * rstd * w + b
     tl.store(Y + row * D + cols, y.to(Y.dtype.element_ty), mask=mask)
     tl.store(Mean + row, mean)
@@ -35,7 +35,7 @@ def _rms_norm_fwd(X, Y, W, Rstd, D, eps, BLOCK: tl.constexpr):
     mask = cols < D
     x = tl.load(X + row * D + cols, mask=mask, other=0.0).to(tl.float32)
     rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / D + eps)
-    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    w = tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
     tl.store(Y + row * D + cols, (x * rstd * w).to(Y.dtype.element_ty), mask=mask)
     tl.store(Rstd + row, rstd)
 
@@ -46,9 +46,47 @@ def _add_pairs(a1, a2, b1, b2):
 
 
 @triton.jit
+def _layer_norm_bwd_row(
+    DY, X, W, Mean, Rstd, DX, N, D, row, part, cols, mask, w, dw, db,
+    BLOCK: tl.constexpr, W_IN_LOOP: tl.constexpr, SPLIT: tl.constexpr,
+):  # fmt: skip
+    # One row: dx of this program's columns, and dy * xhat and dy added to dw and db.
+    start = row.to(tl.int64) * D
+    mean = tl.load(Mean + row, mask=row < N, other=0.0)
+    rstd = tl.load(Rstd + row, mask=row < N, other=0.0)
+    # The partners' columns, summed elementwise into two arrays of BLOCK (one
+    # reduction below takes them with this program's own).
+    part_g = tl.zeros([BLOCK], dtype=tl.float32)
+    part_gx = tl.zeros([BLOCK], dtype=tl.float32)
+    for k in tl.static_range(1, SPLIT):
+        other = (part + k) % SPLIT * BLOCK + tl.arange(0, BLOCK)
+        seen = (other < D) & (row < N)
+        ox = tl.load(X + start + other, mask=seen, other=0.0).to(tl.float32)
+        og = tl.load(DY + start + other, mask=seen, other=0.0).to(tl.float32)
+        og *= tl.load(W + other, mask=other < D, other=0.0).to(tl.float32)
+        part_g += og
+        part_gx += og * tl.where(seen, (ox - mean) * rstd, 0.0)
+    live = mask & (row < N)  # the last programs may run past the last row
+    x = tl.load(X + start + cols, mask=live, other=0.0).to(tl.float32)
+    dy = tl.load(DY + start + cols, mask=live, other=0.0).to(tl.float32)
+    xhat = tl.where(live, (x - mean) * rstd, 0.0)
+    if W_IN_LOOP:
+        g = dy * tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
+    else:
+        g = dy * w
+    # Both row sums in one reduction: one round of the warps through shared memory.
+    c1, c2 = tl.reduce((g + part_g, g * xhat + part_gx), 0, _add_pairs)
+    c1 /= D
+    c2 /= D
+    dx = (g - c1 - xhat * c2) * rstd
+    tl.store(DX + start + cols, dx.to(DX.dtype.element_ty), mask=live)
+    return dw + dy * xhat, db + dy
+
+
+@triton.jit
 def _layer_norm_bwd(
     DY, X, W, Mean, Rstd, DX, DW_part, DB_part, N, D, ROWS, BLOCK: tl.constexpr,
-    W_IN_LOOP: tl.constexpr, SPLIT: tl.constexpr,
+    W_IN_LOOP: tl.constexpr, SPLIT: tl.constexpr, PIPELINE: tl.constexpr,
 ):  # fmt: skip
     # dx = rstd * (w*dy - mean(w*dy) - xhat * mean(w*dy * xhat)), one row at a time;
     # this program's rows also add dy * xhat and dy into its partial sums (registers).
@@ -57,60 +95,71 @@ def _layer_norm_bwd(
     # columns, so that a wide row's arrays fit in registers; each program also reads
     # the rest of every row (its partners read it too: mostly from the cache), but only
     # for the two row sums, and before it loads its own columns, so that the two are
-    # never in registers at once. ROWS is a run-time number, counted by a while loop:
-    # as a compile-time constant (32 at D = 16384) the compiler spilled registers of
-    # the wide rows, and Triton 3.6's interpreter cannot take a run-time range bound.
+    # never in registers at once. ROWS is a run-time number (as a compile-time constant,
+    # 32 at D = 16384, the compiler spilled registers of the wide rows). PIPELINE (on a
+    # GPU): a tl.range loop, which Triton's software pipeliner can give two stages, so
+    # that the next row's loads are under way while this row is reduced; a while loop
+    # is never pipelined, but it is what the interpreter (CPU) runs: there a run-time
+    # range bound fails (Triton 3.6 with NumPy 2).
     pid = tl.program_id(0)
     rows0 = (pid // SPLIT) * ROWS
     part = pid % SPLIT
     cols = part * BLOCK + tl.arange(0, BLOCK)
     mask = cols < D
-    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    w = tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
     dw = tl.zeros([BLOCK], dtype=tl.float32)
     db = tl.zeros([BLOCK], dtype=tl.float32)
-    i = 0
-    while i < ROWS:
-        row = rows0 + i
-        start = row.to(tl.int64) * D
-        mean = tl.load(Mean + row, mask=row < N, other=0.0)
-        rstd = tl.load(Rstd + row, mask=row < N, other=0.0)
-        # The partners' columns, summed elementwise into two arrays of BLOCK (one
-        # reduction per row below takes them with this program's own).
-        part_g = tl.zeros([BLOCK], dtype=tl.float32)
-        part_gx = tl.zeros([BLOCK], dtype=tl.float32)
-        for k in tl.static_range(1, SPLIT):
-            other = (part + k) % SPLIT * BLOCK + tl.arange(0, BLOCK)
-            seen = (other < D) & (row < N)
-            ox = tl.load(X + start + other, mask=seen, other=0.0).to(tl.float32)
-            og = tl.load(DY + start + other, mask=seen, other=0.0).to(tl.float32)
-            og *= tl.load(W + other, mask=other < D, other=0.0).to(tl.float32)
-            part_g += og
-            part_gx += og * tl.where(seen, (ox - mean) * rstd, 0.0)
-        live = mask & (row < N)  # the last programs may run past the last row
-        x = tl.load(X + start + cols, mask=live, other=0.0).to(tl.float32)
-        dy = tl.load(DY + start + cols, mask=live, other=0.0).to(tl.float32)
-        xhat = tl.where(live, (x - mean) * rstd, 0.0)
-        if W_IN_LOOP:
-            g = dy * tl.load(W + cols, mask=mask).to(tl.float32)
-        else:
-            g = dy * w
-        # Both row sums in one reduction: one round of the warps through shared memory.
-        c1, c2 = tl.reduce((g + part_g, g * xhat + part_gx), 0, _add_pairs)
-        c1 /= D
-        c2 /= D
-        dx = (g - c1 - xhat * c2) * rstd
-        tl.store(DX + start + cols, dx.to(DX.dtype.element_ty), mask=live)
-        dw += dy * xhat
-        db += dy
-        i += 1
+    if PIPELINE:
+        for i in tl.range(0, ROWS, num_stages=2):
+            dw, db = _layer_norm_bwd_row(
+                DY, X, W, Mean, Rstd, DX, N, D, rows0 + i, part, cols, mask, w, dw,
+                db, BLOCK, W_IN_LOOP, SPLIT,
+            )  # fmt: skip
+    else:
+        i = 0
+        while i < ROWS:
+            dw, db = _layer_norm_bwd_row(
+                DY, X, W, Mean, Rstd, DX, N, D, rows0 + i, part, cols, mask, w, dw,
+                db, BLOCK, W_IN_LOOP, SPLIT,
+            )  # fmt: skip
+            i += 1
     tl.store(DW_part + (pid // SPLIT) * D + cols, dw, mask=mask)
     tl.store(DB_part + (pid // SPLIT) * D + cols, db, mask=mask)
 
 
 @triton.jit
+def _rms_norm_bwd_row(
+    DY, X, W, Rstd, DX, N, D, row, part, cols, mask, w, dw,
+    BLOCK: tl.constexpr, W_IN_LOOP: tl.constexpr, SPLIT: tl.constexpr,
+):  # fmt: skip
+    start = row.to(tl.int64) * D
+    rstd = tl.load(Rstd + row, mask=row < N, other=0.0)
+    part_gx = tl.zeros([BLOCK], dtype=tl.float32)
+    for k in tl.static_range(1, SPLIT):
+        other = (part + k) % SPLIT * BLOCK + tl.arange(0, BLOCK)
+        seen = (other < D) & (row < N)
+        ox = tl.load(X + start + other, mask=seen, other=0.0).to(tl.float32)
+        og = tl.load(DY + start + other, mask=seen, other=0.0).to(tl.float32)
+        og *= tl.load(W + other, mask=other < D, other=0.0).to(tl.float32)
+        part_gx += og * ox * rstd
+    live = mask & (row < N)
+    x = tl.load(X + start + cols, mask=live, other=0.0).to(tl.float32)
+    dy = tl.load(DY + start + cols, mask=live, other=0.0).to(tl.float32)
+    xhat = x * rstd
+    if W_IN_LOOP:
+        g = dy * tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
+    else:
+        g = dy * w
+    c2 = tl.sum(g * xhat + part_gx, axis=0) / D
+    dx = (g - xhat * c2) * rstd
+    tl.store(DX + start + cols, dx.to(DX.dtype.element_ty), mask=live)
+    return dw + dy * xhat
+
+
+@triton.jit
 def _rms_norm_bwd(
     DY, X, W, Rstd, DX, DW_part, N, D, ROWS, BLOCK: tl.constexpr,
-    W_IN_LOOP: tl.constexpr, SPLIT: tl.constexpr,
+    W_IN_LOOP: tl.constexpr, SPLIT: tl.constexpr, PIPELINE: tl.constexpr,
 ):  # fmt: skip
     # dx = rstd * (w*dy - xhat * mean(w*dy * xhat)); LayerNorm's without the mean terms.
     pid = tl.program_id(0)
@@ -118,50 +167,39 @@ def _rms_norm_bwd(
     part = pid % SPLIT
     cols = part * BLOCK + tl.arange(0, BLOCK)
     mask = cols < D
-    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    w = tl.load(W + cols, mask=mask, other=0.0).to(tl.float32)
     dw = tl.zeros([BLOCK], dtype=tl.float32)
-    i = 0
-    while i < ROWS:
-        row = rows0 + i
-        start = row.to(tl.int64) * D
-        rstd = tl.load(Rstd + row, mask=row < N, other=0.0)
-        part_gx = tl.zeros([BLOCK], dtype=tl.float32)
-        for k in tl.static_range(1, SPLIT):
-            other = (part + k) % SPLIT * BLOCK + tl.arange(0, BLOCK)
-            seen = (other < D) & (row < N)
-            ox = tl.load(X + start + other, mask=seen, other=0.0).to(tl.float32)
-            og = tl.load(DY + start + other, mask=seen, other=0.0).to(tl.float32)
-            og *= tl.load(W + other, mask=other < D, other=0.0).to(tl.float32)
-            part_gx += og * ox * rstd
-        live = mask & (row < N)
-        x = tl.load(X + start + cols, mask=live, other=0.0).to(tl.float32)
-        dy = tl.load(DY + start + cols, mask=live, other=0.0).to(tl.float32)
-        xhat = x * rstd
-        if W_IN_LOOP:
-            g = dy * tl.load(W + cols, mask=mask).to(tl.float32)
-        else:
-            g = dy * w
-        c2 = tl.sum(g * xhat + part_gx, axis=0) / D
-        dx = (g - xhat * c2) * rstd
-        tl.store(DX + start + cols, dx.to(DX.dtype.element_ty), mask=live)
-        dw += dy * xhat
-        i += 1
+    if PIPELINE:
+        for i in tl.range(0, ROWS, num_stages=2):
+            dw = _rms_norm_bwd_row(
+                DY, X, W, Rstd, DX, N, D, rows0 + i, part, cols, mask, w, dw, BLOCK,
+                W_IN_LOOP, SPLIT,
+            )  # fmt: skip
+    else:
+        i = 0
+        while i < ROWS:
+            dw = _rms_norm_bwd_row(
+                DY, X, W, Rstd, DX, N, D, rows0 + i, part, cols, mask, w, dw, BLOCK,
+                W_IN_LOOP, SPLIT,
+            )  # fmt: skip
+            i += 1
     tl.store(DW_part + (pid // SPLIT) * D + cols, dw, mask=mask)
 
 
 @triton.jit
-def _sum_partials(
-    Part, Out, D, P: tl.constexpr, BLOCK_P: tl.constexpr, BLOCK_D: tl.constexpr
-):
+def _sum_partials(Part, Out, D, P, BLOCK_P: tl.constexpr, BLOCK_D: tl.constexpr):
     # Out[k, j] = sum over p of Part[k, p, j]: a program per block of columns and k.
+    # P is a run-time number: one compiled kernel for every row count.
     k = tl.program_id(1)
     cols = tl.program_id(0) * BLOCK_D + tl.arange(0, BLOCK_D)
     acc = tl.zeros([BLOCK_P, BLOCK_D], dtype=tl.float32)
-    for p0 in range(0, P, BLOCK_P):
+    p0 = 0
+    while p0 < P:  # not a range: the interpreter cannot take a run-time bound
         rows = p0 + tl.arange(0, BLOCK_P)
         mask = (rows[:, None] < P) & (cols[None, :] < D)
         at = Part + k * P * D + rows[:, None] * D + cols[None, :]
         acc += tl.load(at, mask=mask, other=0.0)
+        p0 += BLOCK_P
     total = tl.sum(acc, axis=0)
     tl.store(Out + k * D + cols, total.to(Out.dtype.element_ty), mask=cols < D)
 
@@ -202,9 +240,12 @@ def _check(x, *params):
             raise ValueError(f"a parameter has shape {tuple(p.shape)}, not (D,)")
 
 
-def _programs(x):
+def _programs(x, programs=None):
     """How many programs share the rows in a backward: enough to fill the GPU, but at
-    least 32 rows each, so that the partial sums stay a few per cent of the traffic."""
+    least 32 rows each, so that the partial sums stay a few per cent of the traffic
+    (`programs` overrides it, to test many partial rows)."""
+    if programs is not None:
+        return max(1, min(programs, x.shape[0]))
     if x.is_cuda:
         sms = torch.cuda.get_device_properties(x.device).multi_processor_count
     else:
@@ -239,41 +280,48 @@ def _reduce(part, dtype):
     """The partial sums (K, P, D) added up over P, all K arrays in one launch."""
     K, P, D = part.shape
     out = torch.empty(K, D, device=part.device, dtype=dtype)
-    _sum_partials[(triton.cdiv(D, 32), K)](part, out, D, P=P, BLOCK_P=64, BLOCK_D=32)
+    _sum_partials[(triton.cdiv(D, 32), K)](part, out, D, P, BLOCK_P=64, BLOCK_D=32)
     return out
 
 
-def layer_norm_bwd(dy, x, w, mean, rstd, num_warps=None, w_in_loop=None, split=None):
+def layer_norm_bwd(
+    dy, x, w, mean, rstd, num_warps=None, w_in_loop=None, split=None, programs=None
+):
     """Gradients (dx, dw, db) of layer_norm_fwd, given the upstream gradient dy.
-    num_warps, w_in_loop and split override the launch choices (to measure them)."""
+    num_warps, w_in_loop, split and programs override the launch choices (to measure
+    and test them)."""
     _check(x, w)
     N, D = x.shape
     BLOCK, warps, w_in_loop, split = _backward_launch(
         D, "layer_norm", num_warps, w_in_loop, split
     )
-    P = _programs(x)
+    P = _programs(x, programs)
     dx = torch.empty_like(x)
     part = torch.empty(2, P, D, device=x.device, dtype=torch.float32)  # dw, db
     _layer_norm_bwd[(P * split,)](
         dy, x, w, mean, rstd, dx, part[0], part[1], N, D, ROWS=triton.cdiv(N, P),
-        BLOCK=BLOCK, W_IN_LOOP=w_in_loop, SPLIT=split, num_warps=warps,
+        BLOCK=BLOCK, W_IN_LOOP=w_in_loop, SPLIT=split, PIPELINE=x.is_cuda,
+        num_warps=warps,
     )  # fmt: skip
     dw, db = _reduce(part, w.dtype)
     return dx, dw, db
 
 
-def rms_norm_bwd(dy, x, w, rstd, num_warps=None, w_in_loop=None, split=None):
+def rms_norm_bwd(
+    dy, x, w, rstd, num_warps=None, w_in_loop=None, split=None, programs=None
+):
     """Gradients (dx, dw) of rms_norm_fwd, given the upstream gradient dy."""
     _check(x, w)
     N, D = x.shape
     BLOCK, warps, w_in_loop, split = _backward_launch(
         D, "rms_norm", num_warps, w_in_loop, split
     )
-    P = _programs(x)
+    P = _programs(x, programs)
     dx = torch.empty_like(x)
     part = torch.empty(1, P, D, device=x.device, dtype=torch.float32)
     _rms_norm_bwd[(P * split,)](
         dy, x, w, rstd, dx, part[0], N, D, ROWS=triton.cdiv(N, P),
-        BLOCK=BLOCK, W_IN_LOOP=w_in_loop, SPLIT=split, num_warps=warps,
+        BLOCK=BLOCK, W_IN_LOOP=w_in_loop, SPLIT=split, PIPELINE=x.is_cuda,
+        num_warps=warps,
     )  # fmt: skip
     return dx, _reduce(part, w.dtype)[0]

@@ -135,6 +135,86 @@ def test_rms_norm(N, D, dtype, layout):
         assert_close(name, got, ref, dtype, scale[name])
 
 
+def test_partial_sums_over_many_tiles():
+    """The reduction of the partial rows over more than one tile of 64 (the H200 runs
+    528 partial rows): two full tiles and a tail of 2, for two arrays at once."""
+    g = torch.Generator().manual_seed(3)
+    part = torch.randn(2, 130, 37, generator=g).to(DEVICE)
+    got = tn._reduce(part, torch.float32)
+    ref = part.double().cpu().sum(1)
+    assert_close("sum", got, ref, torch.float32, part.double().cpu().abs().sum(1))
+
+
+@pytest.mark.parametrize("layer", ["layer_norm", "rms_norm"])
+def test_backward_with_many_programs(layer):
+    """130 programs, so 130 partial rows (more than one tile of the reduction), with a
+    short last program, as on a GPU with many multiprocessors."""
+    x, dy, w, b = inputs(300, 48, torch.float32, seed=11)
+    if layer == "layer_norm":
+        y, mean, rstd = tn.layer_norm_fwd(x, w, b)
+        got = tn.layer_norm_bwd(dy, x, w, mean, rstd, programs=130)
+        ref = reference_ln(x, dy, w, b)[1:]
+        names = ["dx", "dw", "db"]
+    else:
+        y, rstd = tn.rms_norm_fwd(x, w)
+        mean = None
+        got = tn.rms_norm_bwd(dy, x, w, rstd, programs=130)
+        ref = reference_rms(x, dy, w)[1:]
+        names = ["dx", "dw"]
+    scale = term_scales(x, dy, w, rstd, mean)
+    for name, a, r in zip(names, got, ref):
+        assert_close(name, a, r, torch.float32, scale[name])
+
+
+# The launcher's own choices for wide rows: w re-read from 8192 columns on, rows of
+# 16384 split over two programs; D = 8193 pads 8191 lanes (the most masked lanes).
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("N,D", [(2, 16384), (3, 8193), (2, 12288)])
+def test_wide_rows_with_the_default_launch(N, D, dtype):
+    x, dy, w, b = inputs(N, D, dtype, seed=D)
+    y, mean, rstd = tn.layer_norm_fwd(x, w, b)
+    dx, dw, db = tn.layer_norm_bwd(dy, x, w, mean, rstd)
+    y_ref, dx_ref, dw_ref, db_ref = reference_ln(x, dy, w, b)
+    scale = term_scales(x, dy, w, rstd, mean)
+    assert_close("y", y, y_ref, dtype)
+    for name, got, ref in [("dx", dx, dx_ref), ("dw", dw, dw_ref), ("db", db, db_ref)]:
+        assert_close(name, got, ref, dtype, scale[name])
+    ys, rs = tn.rms_norm_fwd(x, w)
+    dxs, dws = tn.rms_norm_bwd(dy, x, w, rs)
+    ys_ref, dxs_ref, dws_ref = reference_rms(x, dy, w)
+    scale = term_scales(x, dy, w, rs)
+    assert_close("RMS y", ys, ys_ref, dtype)
+    assert_close("RMS dx", dxs, dxs_ref, dtype, scale["dx"])
+    assert_close("RMS dw", dws, dws_ref, dtype, scale["dw"])
+
+
+@pytest.mark.parametrize("N,D", [(33, 64), (5, 1000), (2, 16384)])
+def test_mixed_precision(N, D):
+    """Production mixed precision: bfloat16 activations and gradients, float32 gains and
+    biases. y and dx come out in bfloat16 (one rounding), dw and db in float32 with
+    float32 accuracy, since every sum is taken in float32."""
+    x, dy = (t.to(torch.bfloat16) for t in inputs(N, D, torch.float32, seed=N + D)[:2])
+    w, b = (t.float() for t in inputs(N, D, torch.float32, seed=N + D)[2:])
+    y, mean, rstd = tn.layer_norm_fwd(x, w, b)
+    dx, dw, db = tn.layer_norm_bwd(dy, x, w, mean, rstd)
+    assert y.dtype == dx.dtype == torch.bfloat16
+    assert dw.dtype == db.dtype == torch.float32
+    y_ref, dx_ref, dw_ref, db_ref = reference_ln(x, dy, w, b)
+    scale = term_scales(x, dy, w, rstd, mean)
+    assert_close("y", y, y_ref, torch.bfloat16)
+    assert_close("dx", dx, dx_ref, torch.bfloat16, scale["dx"])
+    assert_close("dw", dw, dw_ref, torch.float32, scale["dw"])
+    assert_close("db", db, db_ref, torch.float32, scale["db"])
+    ys, rs = tn.rms_norm_fwd(x, w)
+    dxs, dws = tn.rms_norm_bwd(dy, x, w, rs)
+    assert ys.dtype == dxs.dtype == torch.bfloat16 and dws.dtype == torch.float32
+    ys_ref, dxs_ref, dws_ref = reference_rms(x, dy, w)
+    scale = term_scales(x, dy, w, rs)
+    assert_close("RMS y", ys, ys_ref, torch.bfloat16)
+    assert_close("RMS dx", dxs, dxs_ref, torch.bfloat16, scale["dx"])
+    assert_close("RMS dw", dws, dws_ref, torch.float32, scale["dw"])
+
+
 def test_statistics_and_the_books_numpy_layers():
     """The saved statistics are the book's mean and rstd, and the outputs match the
     NumPy layers of chapters 2-4 (float64) to float32 round-off."""
@@ -169,8 +249,9 @@ def test_bad_input_is_refused():
 
 
 def test_the_benchmark_script_runs_at_a_tiny_size(tmp_path):
-    """measure/bench_gpu.py --tiny: every row of the GPU benchmark, once, on tiny shapes
-    (here as a check of the script; the measurement needs a GPU)."""
+    """measure/bench_gpu.py --tiny: every row of the GPU benchmark, once, on a tiny
+    shape, in the three precisions (here as a check of the script; the measurement
+    needs a GPU; Liger's kernels need one too)."""
     import json
 
     out = tmp_path / "tiny.json"
@@ -185,12 +266,20 @@ def test_the_benchmark_script_runs_at_a_tiny_size(tmp_path):
     )
     rows = result["rows"]
     kinds = {(r["dtype"], r["op"], r["direction"], r["impl"]) for r in rows}
-    for dtype in ("float32", "bfloat16"):
+    for dtype in ("float32", "bfloat16", "mixed"):
+        for roof in ("copy", "add"):
+            for impl in ("torch", "triton"):
+                assert (dtype, roof, "-", impl) in kinds
         for op in ("layer_norm", "rms_norm"):
             for direction in ("forward", "backward"):
-                for impl in ("triton", "torch", "compile"):
+                for impl in ("triton", "torch", "compile", "compile-max"):
                     assert (dtype, op, direction, impl) in kinds
+    assert any("liger" in note for note in result["not_run"])  # no GPU: said so
     for r in rows:
-        if r["impl"] in ("triton", "compile"):
+        assert len(r["seconds"]) == len(r["seconds_wall"]) == 3
+        if r["impl"] in ("triton", "compile", "compile-max"):
             tol = 1e-6 if r["dtype"] == "float32" else 2e-2
             assert r["error"] < tol, r
+        if r["impl"] == "triton" and r["direction"] == "backward":
+            arrays = 2 if r["op"] == "layer_norm" else 1
+            assert r["uncounted_bytes"] == 2 * arrays * 4 * r["D"]  # 1 program
