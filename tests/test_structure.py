@@ -436,3 +436,13 @@ def test_no_module_changes_where_imports_come_from():
                 continue
             text = ast.unparse(target)
             assert text != "sys.path", f"{path.relative_to(ROOT)}:{node.lineno}"
+
+
+@pytest.mark.static
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_hidden_tests_begin_where_they_end(path):
+    """nbgrader hides only what lies between "### BEGIN HIDDEN TESTS" and "### END
+    HIDDEN TESTS": a region without its first line would ship to every student."""
+    for cell in read_notebook(path).cells:
+        marks = re.findall(r"^\s*### (BEGIN|END) HIDDEN TESTS", cell.source, re.M)
+        assert marks == ["BEGIN", "END"] * (len(marks) // 2), (cell.get("id"), marks)
