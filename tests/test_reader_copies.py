@@ -274,25 +274,7 @@ def test_self_study_copy_keeps_the_tasks_and_visible_tests_only():
     assert notebook["cells"][1]["source"].count("2 * x") == 1, "input untouched"
 
 
-# Their grade cells end a hidden region ("### END HIDDEN TESTS") that no line begins,
-# so nbgrader, the hand-outs and this copy all show the hidden tests (the chapter's
-# notebook needs its "### BEGIN HIDDEN TESTS" lines).
-LONE_END = {"13-instability.ipynb"}
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(
-            p,
-            marks=[pytest.mark.xfail(strict=True, reason="no BEGIN HIDDEN TESTS")]
-            if p.name in LONE_END
-            else [],
-        )
-        for p in NOTEBOOKS
-    ],
-    ids=lambda p: p.name,
-)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_self_study_copy_has_no_answers(built_book, path):
     """The site's exercises/NN-name.ipynb: every cell of the chapter, no MyST, every
     solution stubbed, every written answer empty, the visible tests kept."""
