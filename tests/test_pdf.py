@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, require, toc_files
+from conftest import ROOT, toc_files
 
 pytestmark = pytest.mark.browser
 
@@ -21,10 +21,9 @@ def figures(html):
     ]
 
 
-def test_the_whole_book_prints_as_one_pdf(built_book):
+def test_the_whole_book_prints_as_one_pdf(built_book, browser):
     import print_book
 
-    require(print_book.CHROMIUM, "no Chromium (`make browser`)")
     single = ROOT / "_build" / "singlehtml"
     subprocess.run(["rm", "-rf", str(single)], check=True)
     build = subprocess.run(
@@ -34,7 +33,7 @@ def test_the_whole_book_prints_as_one_pdf(built_book):
         text=True,
     )
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-    facts = print_book.print_book(ROOT / "_build")  # raises on a missing figure
+    facts = print_book.print_book(ROOT / "_build", browser)  # raises if one is missing
     assert facts["pdf"] == built_book / "book.pdf"
 
     page = (single / "book.html").read_text()

@@ -56,9 +56,11 @@ class PrintError(Exception):
     pass
 
 
-def print_book(build=Path("_build")):
+def print_book(build=Path("_build"), browser=None):
     """Print BUILD/singlehtml's page to BUILD/html/book.pdf; returns the page's facts
-    (images, formulas, the PDF's path and its pages)."""
+    (images, formulas, the PDF's path and its pages). `browser`: a Playwright Chromium
+    already running (the tests' own: one sync Playwright per process), else one of its
+    own."""
     single = build / "singlehtml"
     # The single page is written as book/intro.html but links its assets as if it
     # stood at the top of the folder: put it there.
@@ -71,29 +73,17 @@ def print_book(build=Path("_build")):
     )
     out = build / "html" / "book.pdf"
     out.parent.mkdir(parents=True, exist_ok=True)
-    if not CHROMIUM:
-        raise PrintError("no Chromium (install Debian's chromium: `make browser`)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS
-        )
-        tab = browser.new_page()
-        tab.emulate_media(media="print")
-        tab.goto(page.resolve().as_uri(), wait_until="load", timeout=180_000)
-        facts = tab.evaluate(PREPARE)
-        tab.pdf(
-            path=str(out),
-            format="A4",
-            print_background=True,
-            margin={"top": "16mm", "bottom": "16mm", "left": "14mm", "right": "14mm"},
-            display_header_footer=True,
-            header_template="<span></span>",
-            footer_template=(
-                '<div style="font-size:8px;width:100%;text-align:center">'
-                '<span class="pageNumber"></span></div>'
-            ),
-        )
-        browser.close()
+    if browser is None:
+        if not CHROMIUM:
+            raise PrintError("no Chromium (install Debian's chromium: `make browser`)")
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS
+            )
+            facts = _print(chromium, page, out)
+            chromium.close()
+    else:
+        facts = _print(browser, page, out)
     problems = []
     if facts["broken"]:
         problems.append(
@@ -106,6 +96,27 @@ def print_book(build=Path("_build")):
     if problems:
         raise PrintError("; ".join(problems))
     return dict(facts, pdf=out, pages=pdf_pages(out))
+
+
+def _print(browser, page, out):
+    tab = browser.new_page()
+    tab.emulate_media(media="print")
+    tab.goto(page.resolve().as_uri(), wait_until="load", timeout=180_000)
+    facts = tab.evaluate(PREPARE)
+    tab.pdf(
+        path=str(out),
+        format="A4",
+        print_background=True,
+        margin={"top": "16mm", "bottom": "16mm", "left": "14mm", "right": "14mm"},
+        display_header_footer=True,
+        header_template="<span></span>",
+        footer_template=(
+            '<div style="font-size:8px;width:100%;text-align:center">'
+            '<span class="pageNumber"></span></div>'
+        ),
+    )
+    tab.close()
+    return facts
 
 
 def pdf_pages(path):
