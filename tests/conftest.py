@@ -16,25 +16,10 @@ import nbformat
 import pytest
 import yaml
 from filelock import FileLock
+from print_book import CHROMIUM, CHROMIUM_ARGS  # one list of flags (book/_ext)
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-CHROMIUM = next(
-    filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))),
-    None,
-)
-# Flags a sandboxed, offline machine needs: no sandbox (root), no GPU, no background
-# requests to Google's services.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def in_ci():

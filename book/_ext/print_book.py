@@ -13,8 +13,6 @@ import shutil
 import sys
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
-
 # Flags a sandboxed, offline machine needs: no sandbox (root), no GPU, no background
 # requests to Google's services.
 CHROMIUM_ARGS = [
@@ -74,6 +72,8 @@ def print_book(build=Path("_build"), browser=None):
     out = build / "html" / "book.pdf"
     out.parent.mkdir(parents=True, exist_ok=True)
     if browser is None:
+        from playwright.sync_api import sync_playwright
+
         if not CHROMIUM:
             raise PrintError("no Chromium (install Debian's chromium: `make browser`)")
         with sync_playwright() as playwright:
