@@ -7,8 +7,6 @@ import symtable
 import time
 from pathlib import Path
 
-import nbformat
-
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = ROOT / "notebooks"
 
@@ -17,6 +15,8 @@ def update_chapters(update, write, paths=None):
     """Apply `update(notebook, path) -> changed` to every chapter (or to `paths`); save
     the changed ones if `write`. Returns the names of the chapters that needed a change.
     """
+    import nbformat  # here: the student's process imports this module, not nbformat
+
     changed = []
     for path in paths or sorted(CHAPTERS.glob("*.ipynb")):
         notebook = nbformat.read(path, as_version=4)
@@ -72,7 +72,8 @@ def top_level_names(source):
 
 def names_of(source):
     """Names a cell may define, names it surely defines (at top level, unconditionally),
-    and global names it reads (in any function too), by static analysis."""
+    and the global names it reads before it surely sets them (a function's reads count
+    unless the cell surely sets the name), by static analysis."""
     text = without_magics(source)
     try:
         tree, table = ast.parse(text), symtable.symtable(text, "cell", "exec")
@@ -81,24 +82,99 @@ def names_of(source):
     defined = {
         s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()
     }
-    read, scopes = set(), [table]
+    surely = set().union(*(_sets(node) for node in tree.body))
+    later, scopes = set(), table.get_children()  # read when called, not when defined
     while scopes:
         scope = scopes.pop()
         scopes += scope.get_children()
-        for symbol in scope.get_symbols():
-            top = scope is table or symbol.is_global()
-            if symbol.is_referenced() and top:
-                read.add(symbol.get_name())
-    surely = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            surely.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            surely |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            surely |= {t.id for t in targets if isinstance(t, ast.Name)}
-    return defined, surely, read
+        later |= {
+            s.get_name()
+            for s in scope.get_symbols()
+            if s.is_referenced() and s.is_global()
+        }
+    return defined, surely, _read_first(tree.body, set()) | (later - surely)
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _sets(node):
+    """The names a top-level statement surely sets."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, ast.Assign):
+        return set().union(*(_stored(t) for t in node.targets))
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        return _stored(node.target)
+    return set()
+
+
+def _stored(target):
+    """The names an assignment target sets (a, b = ... sets both)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, ast.Starred):
+        return _stored(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_stored(t) for t in target.elts))
+    return set()
+
+
+def _loads(node, bound):
+    """Global names an expression or simple statement reads, outside nested scopes
+    (their defaults, decorators and bases and a comprehension's first iterable are
+    read here; their bodies are `later` in names_of)."""
+    if isinstance(node, _SCOPES):
+        parts = list(getattr(node, "decorator_list", []))
+        if isinstance(node, ast.ClassDef):
+            parts += node.bases + [k.value for k in node.keywords]
+        else:
+            parts += node.args.defaults + [d for d in node.args.kw_defaults if d]
+        return set().union(*(_loads(p, bound) for p in parts))
+    if isinstance(node, _COMPREHENSIONS):
+        return _loads(node.generators[0].iter, bound)
+    if isinstance(node, ast.Name):
+        return {node.id} - bound if isinstance(node.ctx, ast.Load) else set()
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        read = set() if node.target.id in bound else {node.target.id}
+        return read | _loads(node.value, bound)
+    return set().union(*(_loads(c, bound) for c in ast.iter_child_nodes(node)))
+
+
+def _read_first(statements, bound):
+    """Names the statements read before they surely set them (`bound`: set already).
+    A block's own assignments count within that block only."""
+    free, bound = set(), set(bound)
+    for node in statements:
+        if isinstance(node, (ast.If, ast.While)):
+            free |= _loads(node.test, bound)
+            free |= _read_first(node.body, bound) | _read_first(node.orelse, bound)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            free |= _loads(node.iter, bound)
+            free |= _read_first(node.body, bound | _stored(node.target))
+            free |= _read_first(node.orelse, bound)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            targets = set()
+            for item in node.items:
+                free |= _loads(item.context_expr, bound)
+                if item.optional_vars is not None:
+                    targets |= _stored(item.optional_vars)
+            free |= _read_first(node.body, bound | targets)
+        elif isinstance(node, ast.Try):
+            free |= _read_first(node.body, bound) | _read_first(node.orelse, bound)
+            free |= _read_first(node.finalbody, bound)
+            for handler in node.handlers:
+                if handler.type is not None:
+                    free |= _loads(handler.type, bound)
+                caught = {handler.name} if handler.name else set()
+                free |= _read_first(handler.body, bound | caught)
+        else:
+            free |= _loads(node, bound)
+        bound |= _sets(node)
+    return free
 
 
 def cells_needed(cells, sources, side, target=None):
