@@ -288,26 +288,30 @@ def depth_cell(names, results):
     )
 
 
-def best_rate(rows, lrs):
-    """Chapter 14's rule: a variant's rate is the one of lowest mean test loss."""
-    mean = [
-        sum(r["test_loss"] for r in rows if r["lr"] == lr)
-        / max(1, sum(r["lr"] == lr for r in rows))
-        for lr in lrs
-    ]
+def best_rate(rows, lrs, seeds):
+    """Chapter 14's rule: a variant's rate is the one of lowest mean test loss over
+    the rates' seeds."""
+    mean = []
+    for lr in lrs:
+        losses = [r["test_loss"] for r in rows if r["lr"] == lr and r["seed"] in seeds]
+        mean.append(sum(losses) / len(losses))
     return lrs[mean.index(min(mean))]
 
 
 def conditional_cell(names, results):
     """Chapter 14: make conditional-sweep's file."""
     (result,) = results
-    lrs, seeds = result["model"]["lrs"], result["model"]["seeds"]
-    table, loss, samples = {}, {}, {}
+    model = result["model"]
+    lrs, seeds, compared = model["lrs"], model["seeds"], model["compared_seeds"]
+    table, loss, acc_at, loss_at, samples = {}, {}, {}, {}, {}
     for variant, rows in result["variants"].items():
         by = {(r["lr"], r["seed"]): r for r in rows}
         table[variant] = [[by[lr, s]["accuracy"] for s in seeds] for lr in lrs]
         loss[variant] = [[by[lr, s]["test_loss"] for s in seeds] for lr in lrs]
-        images = by[best_rate(rows, lrs), seeds[0]]["samples"]
+        rate = model["rates"][variant]
+        acc_at[variant] = [by[rate, s]["accuracy"] for s in compared]
+        loss_at[variant] = [by[rate, s]["test_loss"] for s in compared]
+        images = by[rate, seeds[0]]["samples"]
         # 14 rows of 14 levels, a space between rows (so that a line can break there)
         samples[variant] = [
             " ".join(image[k : k + 14] for k in range(0, 196, 14)) for image in images
@@ -315,16 +319,20 @@ def conditional_cell(names, results):
     return source(
         f"The stored sweep ({files(names)}, by make conditional-sweep; this cell is"
         " written from it by `make sync`): its environment, the model and training,"
-        " the yardstick classifier's accuracy on the 10,000 test digits, then per"
-        " variant the classifier's accuracy on its generated samples and its"
-        " flow-matching loss on 2,000 test digits ((rate, seed), seeds"
-        f" {seeds[0]} to {seeds[-1]}), and three samples per class of the first seed at"
-        " the variant's rate of lowest mean loss (14 rows of 14 grey levels 0 to f).",
+        " the yardstick classifier's accuracy on the 10,000 test digits; per variant"
+        " the classifier's accuracy on its generated samples and its flow-matching"
+        " loss on 2,000 test digits, first at each rate with the rates' seeds"
+        f" ((rate, seed), seeds {seeds[0]} to {seeds[-1]}), then at the variant's rate"
+        f" (`rates`: lowest mean loss there) with seeds {compared[0]} to"
+        f" {compared[-1]}; three samples per class of seed {seeds[0]} at that rate (14"
+        " rows of 14 grey levels 0 to f).",
         ("COND_ENV", result["environment"]),
-        ("COND_MODEL", result["model"]),
+        ("COND_MODEL", model),
         ("COND_CLASSIFIER", result["classifier_test_accuracy"]),
         ("COND_ACC", table),
         ("COND_LOSS", loss),
+        ("COND_ACC_AT_RATE", acc_at),
+        ("COND_LOSS_AT_RATE", loss_at),
         ("COND_SAMPLES", samples),
     )
 

@@ -194,22 +194,22 @@ class FlowModel(nn.Module):
 def flow_loss(model, x1, y, generator):
     """Flow matching (a straight path from noise x0 to the data x1): the model's
     velocity at x_t = (1 - t) x0 + t x1 regressed on x1 - x0, t uniform."""
-    x0 = torch.randn(x1.shape, generator=generator)
-    t = torch.rand(len(x1), generator=generator)
+    x0 = torch.randn(x1.shape, generator=generator).to(x1.device)
+    t = torch.rand(len(x1), generator=generator).to(x1.device)
     x_t = (1 - t[:, None, None]) * x0 + t[:, None, None] * x1
     return F.mse_loss(model(x_t, t, y), x1 - x0)
 
 
-def train_flow(variant, data, seed, lr, steps, batch=64, **size):
+def train_flow(variant, data, seed, lr, steps, batch=64, device="cpu", **size):
     """Train one FlowModel with Adam (a linear warm-up over the first 10% of steps,
     then a constant rate). data: (images (N, 14, 14), labels). Returns the model and
-    its loss every step."""
+    its loss every step. The random draws are made on the CPU on any device."""
     torch.manual_seed(seed)
-    model = FlowModel(variant, **size)
+    model = FlowModel(variant, **size).to(device)
     g = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     warmup = max(1, steps // 10)
-    images, labels = data
+    images, labels = (a.to(device) for a in data)
     losses = []
     for step in range(steps):
         for group in opt.param_groups:
@@ -227,12 +227,14 @@ def train_flow(variant, data, seed, lr, steps, batch=64, **size):
 def sample(model, y, seed, n_steps=20):
     """Euler steps along the model's velocity from noise at t = 0 to t = 1, one
     sample per label (or label embedding) of y."""
+    device = next(model.parameters()).device
     g = torch.Generator().manual_seed(seed)
-    x = torch.randn((len(y), SIDE, SIDE), generator=g)
+    x = torch.randn((len(y), SIDE, SIDE), generator=g).to(device)
+    y = y.to(device)
     for k in range(n_steps):
-        t = torch.full((len(y),), k / n_steps)
+        t = torch.full((len(y),), k / n_steps, device=device)
         x = x + model(x, t, y) / n_steps
-    return x.clamp(-1, 1)
+    return x.clamp(-1, 1).cpu()
 
 
 class Classifier(nn.Module):

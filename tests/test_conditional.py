@@ -12,6 +12,8 @@ import pytest
 import torch
 
 from conftest import require
+from measure import conditional_sweep
+from measure.stored import best_rate
 from normbook import conditional as C
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,17 +53,22 @@ def test_every_variant_builds_and_patches_round_trip():
 
 @pytest.mark.static
 def test_the_stored_sweep_is_complete():
-    """The sweep chapter 14 shows: five variants, one run per rate and seed, accuracies
-    as fractions, three samples per class of the first seed."""
+    """The sweep chapter 14 shows: five variants; one run per rate and seed of the
+    rates' step, and one per compared seed at the rate that step chose (the lowest mean
+    test loss); accuracies as fractions; three samples per class of the first seed."""
     result = json.loads(STORED.read_text())
     model = result["model"]
     assert {"date", "command", "python", "torch"} <= set(result["environment"])
     assert "conditional_sweep" in result["environment"]["command"]
     assert list(result["variants"]) == C.VARIANTS
     assert 0.9 < result["classifier_test_accuracy"] <= 1
-    for rows in result["variants"].values():
+    assert not set(model["seeds"]) & set(model["compared_seeds"])
+    for variant, rows in result["variants"].items():
+        rate = model["rates"][variant]
+        assert rate == best_rate(rows, model["lrs"], model["seeds"])
         runs = sorted((r["lr"], r["seed"]) for r in rows)
-        assert runs == [(lr, s) for lr in model["lrs"] for s in model["seeds"]]
+        grid = [(lr, s) for lr in model["lrs"] for s in model["seeds"]]
+        assert runs == sorted(grid + [(rate, s) for s in model["compared_seeds"]])
         assert all(0 <= r["accuracy"] <= 1 and r["test_loss"] > 0 for r in rows)
         for r in rows:
             if r["seed"] == model["seeds"][0]:
@@ -70,15 +77,25 @@ def test_the_stored_sweep_is_complete():
 
 
 def test_the_sweep_script_runs_tiny(tmp_path):
-    """measure/conditional_sweep.py --tiny: every variant, a few steps (a check of the
-    script, not a result), its file in the stored sweep's layout."""
+    """measure/conditional_sweep.py --tiny, its three steps: the rates, each variant
+    at its rate on another seed, the merge (a few steps: a check of the script, not a
+    result), in the stored sweep's layout."""
     folder = Path(os.environ.get("MNIST_DIR", ROOT / "data" / "mnist"))
     require(folder.exists(), f"no MNIST in {folder} (make data)")
-    out = tmp_path / "tiny.json"
-    run = [sys.executable, "-m", "measure.conditional_sweep", "--tiny", "--out", out]
-    subprocess.run(run, check=True, cwd=ROOT, env=dict(os.environ, MNIST_DIR=folder))
-    result = json.loads(out.read_text())
+    sweep = [sys.executable, "-m", "measure.conditional_sweep", "--tiny", "--out"]
+    rates, other = tmp_path / "rates.json", tmp_path / "other.json"
+    env = dict(os.environ, MNIST_DIR=folder)
+    subprocess.run(sweep + [rates], check=True, cwd=ROOT, env=env)
+    at_rate = ["--best-from", rates, "--seeds", "1"]
+    subprocess.run(sweep + [other] + at_rate, check=True, cwd=ROOT, env=env)
+    parts = [json.loads(path.read_text()) for path in (rates, other)]
+    result = conditional_sweep.merge(parts, "the test")
     assert list(result["variants"]) == C.VARIANTS
-    for rows in result["variants"].values():
-        assert len(rows) == len(result["model"]["lrs"]) * len(result["model"]["seeds"])
+    assert result["model"]["compared_seeds"] == [1]
+    for variant, rows in result["variants"].items():
+        grid = len(result["model"]["lrs"]) * len(result["model"]["seeds"])
+        assert len(rows) == grid + 1
         assert all(0 <= r["accuracy"] <= 1 for r in rows)
+    parts[1]["model"]["rates"] = dict.fromkeys(C.VARIANTS, 0.5)
+    with pytest.raises(AssertionError, match="rates the rates' step did not choose"):
+        conditional_sweep.merge(parts, "the test")
