@@ -1,6 +1,7 @@
 """Structure of the repository and of every notebook (fast checks, no execution)."""
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -41,6 +42,9 @@ def test_notebook_names():
 def test_notebook_is_executed_and_clean(path):
     notebook = read_notebook(path)
     nbformat.validate(notebook)  # e.g. no comma in a tag: nbgrader refuses those
+    # every cell with its own id as stored (reading adds a missing one, unsaved)
+    ids = [c.get("id") for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+    assert None not in ids and len(set(ids)) == len(ids), "a cell lacks a unique id"
     assert notebook_title(notebook), "the first cell must start with '# Title'"
     assert notebook.metadata.kernelspec.name == "python3"
     assert "widgets" not in notebook.metadata, (
