@@ -40,6 +40,7 @@ import concurrent.futures
 import contextlib
 import io
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -304,22 +305,51 @@ def grade_one(source_path, submission_path, cell_timeout, sandboxed=True, uid=No
     return report
 
 
-def grade_in_process(source_path, submission_path, cell_timeout, options=()):
-    """Grade in a fresh grader process, so no state passes from one student to the next
-    (`options`: --unsafe-no-sandbox and --student-uid, as given to `main`)."""
-    result = subprocess.run(
-        [sys.executable, "-m", "grading.grade", "--one"]
-        + [str(Path(source_path).resolve()), str(Path(submission_path).resolve())]
-        + ["--cell-timeout", str(cell_timeout), *options],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+# Each submission is graded in a process of its own: a fork of multiprocessing's fork
+# server, which loads the grader and what the checks import once, and never runs a
+# submission itself (a fresh interpreter per student cost 2-3 s of imports).
+FORK_SERVER = multiprocessing.get_context("forkserver")
+# (Not grading.grade itself: a fork re-runs the main module, `python -m grading.grade`,
+# and runpy warns when that module is loaded already.)
+FORK_SERVER.set_forkserver_preload(
+    ["nbformat", "numpy", "torch", "grading.channel", "grading.scan", "grading.sandbox"]
+)
+
+
+def grade_in_process(
+    source_path, submission_path, cell_timeout, sandboxed=True, uid=None
+):
+    """Grade in a fresh process, so no state passes from one student to the next
+    (`sandboxed`, `uid`: as --unsafe-no-sandbox and --student-uid give them to `main`).
+    A grading process that dies is reported, not dropped."""
+    receiving, sending = FORK_SERVER.Pipe(duplex=False)
+    paths = [str(Path(p).resolve()) for p in (source_path, submission_path)]
+    process = FORK_SERVER.Process(
+        target=report_to, args=(sending, *paths, cell_timeout, sandboxed, uid)
     )
+    process.start()
+    sending.close()
     try:
-        return json.loads(result.stdout.strip().splitlines()[-1])
-    except (IndexError, json.JSONDecodeError):
-        reason = (result.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"cells": {}, "notes": [f"the grader failed: {reason}"], "flags": []}
+        report = receiving.recv()
+    except EOFError:
+        report = None
+    process.join()
+    receiving.close()
+    if report is None:
+        failure = f"the grader failed: its process ended with code {process.exitcode}"
+        report = {"cells": {}, "notes": [failure], "flags": []}
+    return report
+
+
+def report_to(connection, *args):
+    """grade_one(*args), sent back over `connection` (in the forked process)."""
+    try:
+        report = grade_one(*args)
+    except Exception as error:  # reported, as a crash of the process would be
+        failure = f"the grader failed: {type(error).__name__}: {error}"
+        report = {"cells": {}, "notes": [failure], "flags": []}
+    connection.send(report)
+    connection.close()
 
 
 def score(report):
@@ -343,7 +373,6 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="*")
     parser.add_argument("--course", type=Path)
-    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--cell-timeout", type=float, default=120.0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", type=Path)
@@ -362,18 +391,13 @@ def main(argv=None):
     sandboxed, uid = not args.unsafe_no_sandbox, args.student_uid
     if uid is not None and (sandboxed or os.geteuid() != 0):
         parser.error("--student-uid needs --unsafe-no-sandbox and root")
-    if args.one:
-        print(json.dumps(grade_one(*args.paths, args.cell_timeout, sandboxed, uid)))
-        return 0
     if sandboxed and (reason := sandbox.unavailable()):
         raise SystemExit(
             f"grade: no grading without a sandbox: {reason}. (--unsafe-no-sandbox "
             "grades without one, inside a container.)"
         )
-    options = [] if sandboxed else ["--unsafe-no-sandbox"]
     if not sandboxed:
         print(sandbox.unsafe_warning(uid), flush=True)
-        options += [] if uid is None else ["--student-uid", str(uid)]
     if args.course:
         jobs = course_jobs(args.course, args.paths[0], args.student)
     elif args.student:
@@ -386,7 +410,9 @@ def main(argv=None):
     reports = {}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {
-            pool.submit(grade_in_process, source, path, args.cell_timeout, options): key
+            pool.submit(
+                grade_in_process, source, path, args.cell_timeout, sandboxed, uid
+            ): key
             for key, source, path in jobs
         }
         for future in concurrent.futures.as_completed(futures):

@@ -77,7 +77,7 @@ def write_variant(chapter, seed, sources=SOURCES, out=None):
     notebook = variant(public, seed)
     nbformat.write(notebook, target)
     # The model answers are the instructor's own code: graded without the sandbox.
-    report = grade_in_process(target, target, 120.0, ["--unsafe-no-sandbox"])
+    report = grade_in_process(target, target, 120.0, sandboxed=False)
     got = score(report)[0]
     maximum = sum(
         grading(c)["points"]

@@ -26,7 +26,7 @@ from conftest import ROOT, read_notebook
 
 from grading import sandbox as grading_sandbox
 from grading.channel import WireTimeout
-from grading.grade import Child
+from grading.grade import Child, grade_in_process
 
 ESCAPES = {}
 exec((ROOT / "tests" / "submissions" / "escapes.py").read_text(), ESCAPES)
@@ -274,7 +274,7 @@ def test_a_long_cell_stops_at_the_cell_timeout(sandbox):
 DIES_WITH_THE_GRADER = """\
 import sys
 
-from grading.grade import Child
+from grading.grade import Child, grade_in_process
 
 child = Child(60, sandboxed=sys.argv[1] == "sandbox")
 child.run("start", f"import subprocess\\nsubprocess.Popen(['sleep', '{sys.argv[2]}'], "
@@ -407,6 +407,19 @@ def test_hogs_keep_the_fair_partial_score(tmp_path, sandbox):
     }, report
     notes = "\n".join(report["notes"])
     assert "memory hog held at" in notes and "fork bomb held at" in notes, notes
+
+
+def test_a_failing_grader_is_reported_not_dropped(tmp_path):
+    """The process that grades one submission (a fork of the fork server) fails: the
+    report says why and scores nothing, and the next submission is graded."""
+    source, submitted = course_with(tmp_path, {})
+    failed = grade_in_process(source, submitted, None, sandboxed=False)  # no timeout
+    assert failed["cells"] == {}, failed
+    assert failed["notes"][0].startswith("the grader failed: TypeError"), failed
+    again = grade_in_process(source, CHAPTER, 60, sandboxed=False)
+    assert again["cells"] and all(
+        c["points"] == c["max"] for c in again["cells"].values()
+    )
 
 
 def test_a_killed_student_process_is_reported(tmp_path, sandbox):
