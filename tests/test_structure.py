@@ -324,6 +324,23 @@ def test_every_fold_says_what_it_folds(path):
     assert unlabelled == [], f"folds without a label in cells {unlabelled}"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_fold_labels_number_figures_as_the_captions_do(path):
+    """A fold that names one of the chapter's figures calls it "Fig. C.N", as its caption
+    on the page does, and a figure's own fold gives its own number."""
+    chapter, number, wrong = int(path.name[:2]), 0, []
+    for cell in _code_cells(read_notebook(path)):
+        meta = cell.metadata.get("mystnb", {})
+        label = meta.get("code_prompt_show", "")
+        number += "figure" in meta
+        if re.search(r"\bFigure \d", label) and "reproduction" not in label:
+            wrong.append(label)  # "Figure 6 reproduction": a paper's figure
+        named = re.findall(rf"\bFig\. {chapter}\.(\d+)", label)
+        if "figure" in meta and named and named != [str(number)]:
+            wrong.append(f"{label} (it is Fig. {chapter}.{number})")
+    assert wrong == [], wrong
+
+
 def _is_static_figure(cell):
     return any(
         "image/png" in o.get("data", {}) and "text/html" not in o.get("data", {})
@@ -356,7 +373,8 @@ POINTS = re.compile(r"\((\d+) points?\)")
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_exercise_heading_shows_its_points(path):
-    """Each exercise heading says "(N points)", N = the points of the cells that follow it."""
+    """Each exercise heading says "(N points)", N = the points of the cells that follow it,
+    and sets its task in a Task box, as every chapter does."""
     headings, totals, current = [], {}, None
     for cell in read_notebook(path).cells:
         heading = EXERCISE.search(cell.source) if cell.cell_type == "markdown" else None
@@ -364,6 +382,7 @@ def test_every_exercise_heading_shows_its_points(path):
             current = heading.group(0)
             match = POINTS.search(current)
             assert match, f"exercise heading without points: {current}"
+            assert "```{admonition} Task" in cell.source, f"{current}: no Task box"
             headings.append((current, int(match.group(1))))
             totals[current] = 0
         grading = cell.metadata.get("nbgrader", {})
@@ -382,10 +401,12 @@ PARAMETERS = ("SEEDS", "AUTOGRADING", "FULL_SCALE", "BENCHMARK")
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_one_parameters_cell(path):
     """SEEDS (a literal list), AUTOGRADING and any FULL_SCALE or BENCHMARK are set in one
-    cell tagged `parameters`, the one place upkeep/variant.py changes, and nowhere else."""
+    cell tagged `parameters`, the one place upkeep/variant.py changes, and nowhere else;
+    it is folded, so that a reader's first code is the chapter's, not its plumbing."""
     cells = _code_cells(read_notebook(path))
     tagged = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1, "expected one code cell tagged `parameters`"
+    assert "hide-input" in tagged[0].metadata["tags"], "the parameters cell is folded"
     for cell in cells:
         source = without_magics(cell.source)
         assigned = {

@@ -12,7 +12,7 @@
   cut down to the icons used, and the search index loads only on the search page.
 - Bibliography entries are list items of their list (axe: aria-required-children).
 - Code folds are announced to screen readers by their visible label ("Show the plotting
-  code for Figure 1"), not by myst-nb's "Toggle hidden content".
+  code for Fig. 1.1"), not by myst-nb's "Toggle hidden content".
 - An exercise heading carries its own number only ("Exercise 2.2: ..."), not the section
   number in front of it ("2.12.2. Exercise 2.2: ..."), in the page and its contents.
 - A reference to a chapter without text of its own ({doc}`08-transformer`) reads
