@@ -337,6 +337,23 @@ def conditional_cell(names, results):
     )
 
 
+RUN_TIMES = MEASUREMENTS / "run-times.json"
+
+
+def run_time_line(chapter):
+    """The line under a chapter's title (a Markdown cell tagged `sync:run-time`): its
+    measured run time on one CPU core, from run-times.json, and what else it needs."""
+    data = json.loads(RUN_TIMES.read_text(encoding="utf-8"))
+    seconds = data["seconds"][chapter]
+    took = (
+        f"about {max(10, round(seconds, -1)):.0f} seconds"
+        if seconds < 90
+        else f"about {round(seconds / 60)} minutes"
+    )
+    needs = data["needs"].get(chapter, "no GPU needed")
+    return f"**Run time:** {took} on one CPU core, top to bottom; {needs}."
+
+
 # The files of each data cell (its tags, in order) and the formatter that writes it.
 CELLS = {
     ("conditional-sweep",): conditional_cell,

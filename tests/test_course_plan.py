@@ -5,18 +5,34 @@ import re
 
 import pytest
 
-from conftest import NOTEBOOKS, ROOT
+from conftest import NOTEBOOKS, ROOT, read_notebook
 
 import points_table as pt
+from upkeep.cells import code_digest
 
 PAGE = ROOT / "book" / "course-plan.md"
 
 
 @pytest.mark.static
-def test_every_chapter_has_a_measured_run_time():
+def test_every_chapter_states_a_run_time_measured_on_its_code():
+    """Each chapter has a run time in run-times.json, measured on the code it has now
+    (`make execute` measures it again), and states it under its title (`make sync`
+    writes the line; the sync test holds it to the file)."""
     measured = json.loads(pt.RUN_TIMES.read_text())
     assert set(measured["seconds"]) == {p.stem for p in NOTEBOOKS}
     assert all(s > 0 for s in measured["seconds"].values())
+    for path in NOTEBOOKS:
+        notebook = read_notebook(path)
+        assert measured["code"].get(path.stem) == code_digest(notebook), (
+            f"{path.name}: its code changed since its run time was measured "
+            f"(make execute NB=notebooks/{path.name})"
+        )
+        tagged = [
+            c for c in notebook.cells if "sync:run-time" in c.metadata.get("tags", [])
+        ]
+        assert len(tagged) == 1 and notebook.cells[2] is tagged[0], (
+            f"{path.name}: the run time stands under the title and badge, once"
+        )
 
 
 @pytest.mark.static

@@ -3,6 +3,7 @@ nbgrader metadata, its Python without magics, the names it defines and reads, th
 another cell depends on, and one way to run a notebook."""
 
 import ast
+import hashlib
 import symtable
 import time
 from pathlib import Path
@@ -208,6 +209,13 @@ def cells_needed(cells, sources, side, target=None):
             needed.add(k)
             wanted = (wanted - surely) | read
     return needed
+
+
+def code_digest(notebook):
+    """A digest of a chapter's code (its code cells, in order): the code a measured run
+    time holds for (book/assets/measurements/run-times.json)."""
+    code = "\n\0".join(c.source for c in notebook.cells if c.cell_type == "code")
+    return hashlib.sha256(code.encode()).hexdigest()[:16]
 
 
 def run_notebook(notebook, folder, timeout=1800, kernel="python3", **options):

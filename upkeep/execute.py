@@ -7,16 +7,23 @@ stored state would make the book load the ipywidgets JavaScript from a CDN. Nor 
 cells' execution timestamps. Consecutive prints of a cell are stored as one output, and a
 widget view gets an id derived from its cell, not a random one: otherwise a re-run changes
 how the outputs are split and every view's id, and a one-word edit gives a long diff.
+Each run's time goes to book/assets/measurements/run-times.json with a digest of the
+code it ran, and into the line under the chapter's title (see upkeep/sync.py).
 """
 
+import datetime
 import hashlib
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 
-from upkeep.cells import ROOT, run_notebook
+from measure import stored
+from upkeep.cells import ROOT, code_digest, run_notebook
+from upkeep.sync import RUN_TIME
 
 
 def execute(path: Path) -> float:
@@ -27,8 +34,24 @@ def execute(path: Path) -> float:
         cell.metadata.pop("execution", None)
         if cell.cell_type == "code":
             cell.outputs = stable_outputs(cell)
+    load = os.getloadavg()[0]  # over the last minute of the run: other work beside it
+    record_run_time(path, notebook, seconds, f"make execute, load {load:.1f}")
+    for cell in notebook.cells:  # the line under the title states the new time
+        if RUN_TIME in cell.metadata.get("tags", []):
+            cell.source = stored.run_time_line(path.stem)
     nbformat.write(notebook, path)
     return seconds
+
+
+def record_run_time(path, notebook, seconds, how):
+    """A chapter's run time into run-times.json, with the digest of the code it ran
+    (tests/test_course_plan.py holds the two together) and how and when it was run."""
+    data = json.loads(stored.RUN_TIMES.read_text(encoding="utf-8"))
+    chapter = Path(path).stem
+    data["seconds"][chapter] = round(seconds)
+    data["code"][chapter] = code_digest(notebook)
+    data["runs"][chapter] = f"{how}, {datetime.date.today()}"
+    stored.RUN_TIMES.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
 WIDGET = "application/vnd.jupyter.widget-view+json"

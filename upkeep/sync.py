@@ -11,6 +11,10 @@ Stored measurements are shared the same way: a cell tagged `sync:data:NAME` (one
 per file, in order; NAME is a file of book/assets/measurements/ without .json, e.g.
 `sync:data:gpu-h200`) is written from those files by the formatter that
 measure/stored.py lists for them, the one place that says how a chapter shows them.
+The Markdown cell tagged `sync:run-time` under each chapter's title states its measured
+run time, from book/assets/measurements/run-times.json: `make execute` measures it and
+writes the line; after `make bench` or `python -m upkeep.variant run-times`, `make sync`
+writes it.
 
 `python -m upkeep.sync` rewrites the copies (then re-run `make execute`);
 `--check` only reports the chapters that differ and exits 1 if any does.
@@ -27,6 +31,7 @@ from upkeep.cells import check_or_update
 SOURCES = Path(__file__).resolve().parent.parent / "normbook"
 TAG = re.compile(r"^sync:(\w+)(?::(\w+))?$")
 DATA_TAG = re.compile(r"^sync:data:([\w.-]+)$")
+RUN_TIME = "sync:run-time"  # a Markdown cell: the chapter's measured run time
 
 
 def module_source(module):
@@ -55,9 +60,11 @@ def definition(module, name):
     raise SystemExit(f"sync: normbook/{module}.py defines no {name}")
 
 
-def synced_source(cell):
+def synced_source(cell, chapter):
     """What the cell must hold, or None if it is no copy."""
     tags = cell.get("metadata", {}).get("tags", [])
+    if RUN_TIME in tags:
+        return stored.run_time_line(chapter)
     data = [m.group(1) for m in map(DATA_TAG.match, tags) if m]
     parts = []
     for tag in tags:
@@ -74,10 +81,10 @@ def synced_source(cell):
     return "\n\n\n".join(parts) if parts else None
 
 
-def sync(notebook, _path):
+def sync(notebook, path):
     changed = False
     for cell in notebook.cells:
-        source = synced_source(cell)
+        source = synced_source(cell, Path(path).stem)
         if source is not None and cell.source != source:
             cell.source, changed = source, True
     return changed
@@ -89,6 +96,6 @@ if __name__ == "__main__":
             sync,
             sys.argv[1:],
             "{name}: shared code or data differs from its source; run `make sync`",
-            "updated {name} (run `make execute NB=notebooks/{name}`)",
+            "updated {name} (if a code cell changed: `make execute NB=notebooks/{name}`)",
         )
     )

@@ -9,8 +9,12 @@ copy alone in an empty folder, as Colab would.
       SEEDS of the same length starting at each FIRST (default 9001 and 123456)
   python -m upkeep.variant full-scale            chapter 07 at the papers' step
       counts (FULL_SCALE = True), written to _build/full-scale/ (about an hour)
-  python -m upkeep.variant bench [NB ...]        each chapter's run time and the
-      measurements it publishes (BENCHMARK names a file the chapter writes them to)
+  python -m upkeep.variant bench [NB ...]        each chapter's run time, written to
+      book/assets/measurements/run-times.json, and the measurements it publishes
+      (BENCHMARK names a file the chapter writes them to)
+  python -m upkeep.variant run-times REPORT      the run times of the chapters in a
+      test report of `make test` (_build/test-report.xml): the sum of each chapter's
+      cell times as nbval ran them, written to run-times.json
 
 With NBGRADER_EXECUTION=autograde in the environment, chapters run as nbgrader's
 autograde runs them (AUTOGRADING = True: heavy cells shrink).
@@ -19,15 +23,18 @@ autograde runs them (AUTOGRADING = True: heavy cells shrink).
 import ast
 import json
 import os
+import re
 import sys
 import tempfile
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
 from upkeep.cells import CHAPTERS, ROOT, run_notebook
+from upkeep.execute import record_run_time
 
 
 def parameters_cell(notebook, name):
@@ -104,6 +111,10 @@ def bench(paths):
             _, seconds = run(path, overrides, folder)
             results = json.loads(report.read_text()) if report.exists() else {}
         total += seconds
+        notebook = nbformat.read(path, as_version=4)
+        record_run_time(
+            path, notebook, seconds, "make bench (upkeep/variant.py), alone"
+        )
         measured.update({f"{path.stem[:2]}: {k}": v for k, v in results.items()})
         print(f"{path.name:<32}{seconds:>10.1f}", flush=True)
     print(f"{'total':<32}{total:>10.1f}")
@@ -111,6 +122,21 @@ def bench(paths):
         print(f"\n{'measurement':<64}{'value':>12}  unit")
         for name, (value, unit) in measured.items():
             print(f"{name:<64}{value:>12,.3g}  {unit}")
+    return 0
+
+
+def run_times(report):
+    """Each chapter's run time from a test report: its nbval cells' times, summed."""
+    seconds = {}
+    for case in ElementTree.parse(report).iter("testcase"):
+        found = re.match(r"_build\.standalone\.([\w-]+)\.", case.get("classname", ""))
+        if found:
+            seconds[found[1]] = seconds.get(found[1], 0.0) + float(case.get("time"))
+    for chapter, total in sorted(seconds.items()):
+        path = CHAPTERS / f"{chapter}.ipynb"
+        notebook = nbformat.read(path, as_version=4)
+        record_run_time(path, notebook, total, "nbval in make test, two at a time")
+        print(f"{chapter:<32}{total:>10.1f}")
     return 0
 
 
@@ -122,4 +148,6 @@ if __name__ == "__main__":
         sys.exit(full_scale())
     if command == "bench":
         sys.exit(bench(args))
+    if command == "run-times" and len(args) == 1:
+        sys.exit(run_times(args[0]))
     raise SystemExit(__doc__)
