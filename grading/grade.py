@@ -336,8 +336,7 @@ def grade_in_process(
     process.join()
     receiving.close()
     if report is None:
-        failure = f"the grader failed: its process ended with code {process.exitcode}"
-        report = {"cells": {}, "notes": [failure], "flags": []}
+        report = failed(f"its process ended with code {process.exitcode}")
     return report
 
 
@@ -346,10 +345,14 @@ def report_to(connection, *args):
     try:
         report = grade_one(*args)
     except Exception as error:  # reported, as a crash of the process would be
-        failure = f"the grader failed: {type(error).__name__}: {error}"
-        report = {"cells": {}, "notes": [failure], "flags": []}
+        report = failed(f"{type(error).__name__}: {error}")
     connection.send(report)
     connection.close()
+
+
+def failed(reason):
+    """The report of a submission whose grading process failed: no points, the reason."""
+    return {"cells": {}, "notes": [f"the grader failed: {reason}"], "flags": []}
 
 
 def score(report):
