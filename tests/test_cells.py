@@ -8,6 +8,13 @@ from upkeep.cells import cells_needed, names_of
 
 
 @pytest.mark.static
+def test_a_cell_that_fills_in_an_object_may_define_it():
+    defined, surely, reads = names_of("results['a', 1] = f()\ncfg.lr += 2")
+    assert {"results", "cfg"} <= defined and not {"results", "cfg"} & surely
+    assert {"results", "cfg", "f"} <= reads
+
+
+@pytest.mark.static
 @pytest.mark.parametrize(
     "source, reads",
     [
@@ -50,3 +57,10 @@ def test_the_walk_takes_only_the_lecture_cells_a_side_depends_on():
     sources = [c.source for c in cells]
     assert cells_needed(cells, sources, "student") == {0, 1}  # norm, and np for it
     assert cells_needed(cells, sources, "grader") == {0, 1, 3}  # not the figure
+    filled = [
+        nbformat.v4.new_code_cell("results = {}"),
+        nbformat.v4.new_code_cell("results['a'] = 1"),
+        nbformat.v4.new_code_cell("print(results['a'])"),
+    ]
+    sources = [c.source for c in filled]
+    assert cells_needed(filled, sources, "scan", 2) == {0, 1}

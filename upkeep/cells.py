@@ -74,7 +74,10 @@ def top_level_names(source):
 def names_of(source):
     """Names a cell may define, names it surely defines (at top level, unconditionally),
     and the global names it reads before it surely sets them (a function's reads count
-    unless the cell surely sets the name), by static analysis."""
+    unless the cell surely sets the name), by static analysis. A cell that stores into
+    an item or attribute of a name (`results[k] = v`, `cfg.lr = v`) may define it too: it
+    fills in what an earlier cell made (a mutating method call, `results.update(...)`,
+    is not seen)."""
     text = without_magics(source)
     try:
         tree, table = ast.parse(text), symtable.symtable(text, "cell", "exec")
@@ -82,6 +85,12 @@ def names_of(source):
         return set(), set(), set()
     defined = {
         s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()
+    } | {
+        _base(target)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        for target in getattr(node, "targets", [getattr(node, "target", None)])
+        if isinstance(target, (ast.Subscript, ast.Attribute)) and _base(target)
     }
     surely = set().union(*(_sets(node) for node in tree.body))
     later, scopes = set(), table.get_children()  # read when called, not when defined
@@ -111,6 +120,13 @@ def _sets(node):
     if isinstance(node, ast.AnnAssign) and node.value is not None:
         return _stored(node.target)
     return set()
+
+
+def _base(target):
+    """The name an item or attribute store starts from (`results` of results[a].b)."""
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
 
 
 def _stored(target):
