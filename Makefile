@@ -45,7 +45,7 @@ help:
 	@echo "make grade COURSE=... ASSIGNMENT=...   grade a course's submissions (sandboxed)"
 	@echo "make feedback COURSE=... ASSIGNMENT=...   feedback for students, no mark schemes"
 	@echo "make gradescope ASSIGNMENT=...   Gradescope autograder zip (the book's grader)"
-	@echo "make variants SEED=...   private hidden-test seeds for every chapter, checked"
+	@echo "make variants SEED=...   a course's own exercise variants and hidden-test seeds"
 	@echo "make export COURSE=... ASSIGNMENT=... [DUE=...]   grades CSV for the LMS"
 	@echo "make clean    remove build products"
 
@@ -189,7 +189,7 @@ test-triton: $(TRITON_VENV)/.installed $(COLAB_TRITON_VENV)/.installed book
 		--nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
 		tests/test_triton_kernels.py _build/standalone-triton
 	OMP_NUM_THREADS=1 $(TRITON_VENV)/bin/python -m pytest -p no:cacheprovider \
-		-m triton tests/test_instructors.py
+		-m triton tests/test_instructors.py tests/test_variants.py
 	OMP_NUM_THREADS=1 STANDALONE_PYTHON=$(CURDIR)/$(COLAB_TRITON_VENV)/bin/python \
 		$(READER_COPIES) $(TRITON_VENV)/bin/python -m pytest -p no:cacheprovider -v \
 		-m triton tests/test_colab_stack.py
@@ -281,19 +281,23 @@ grade: $(STAMP) $(if $(GRADES_WITH_TRITON),$(TRITON_VENV)/.installed) \
 collect: $(STAMP)
 	$(BIN)/python -m grading.collect $(COURSE) $(DOWNLOAD) $(if $(ROSTER),--roster $(ROSTER))
 
-# A course's private hidden-test seeds, every chapter checked by grading its model answers:
-# make variants SEED=... writes _build/variants/SEED/ (not part of the site)
-# (the chapters that need triton checked in .venv-triton).
+# A course's own exercises: one variant of each coding exercise from the bank
+# (grading/bank/, or the course's folder BANK) and private hidden-test seeds, drawn from
+# SEED; every chapter checked by grading (the chapters that need triton in .venv-triton).
+# make variants SEED=... [BANK=...] writes _build/variants/SEED/ (not part of the site).
 variants: student $(TRITON_VENV)/.installed
 	@test -n "$(SEED)" || { echo "make variants SEED=<a number of your own>"; exit 2; }
-	OMP_NUM_THREADS=1 MNIST_DIR=$(CURDIR)/data/mnist $(BIN)/python -m grading.variants \
-		$(SEED) $(basename $(notdir $(filter-out $(TRITON_CHAPTERS),$(wildcard notebooks/*.ipynb))))
-	OMP_NUM_THREADS=1 $(TRITON_VENV)/bin/python -m grading.variants $(SEED) \
-		$(basename $(notdir $(TRITON_CHAPTERS)))
+	OMP_NUM_THREADS=1 MNIST_DIR=$(CURDIR)/data/mnist NORMBOOK_BANK=$(BANK) \
+		$(BIN)/python -m grading.variants $(SEED) \
+		$(basename $(notdir $(filter-out $(TRITON_CHAPTERS),$(wildcard notebooks/*.ipynb))))
+	OMP_NUM_THREADS=1 NORMBOOK_BANK=$(BANK) $(TRITON_VENV)/bin/python -m grading.variants \
+		$(SEED) $(basename $(notdir $(TRITON_CHAPTERS)))
 
-# Gradescope's autograder zip for one chapter (ASSIGNMENT), the book's grader inside
+# Gradescope's autograder zip for one chapter (ASSIGNMENT), the book's grader inside;
+# SEED=...: for the course's variant (make variants SEED=... first)
 gradescope: student
-	$(BIN)/python -m grading.gradescope zip $(ASSIGNMENT)
+	$(BIN)/python -m grading.gradescope zip $(ASSIGNMENT) \
+		$(if $(SEED),_build/gradescope/$(ASSIGNMENT).zip _build/variants/$(SEED)/source)
 
 # The students' feedback (nbgrader's generate_feedback) without model answers and mark schemes
 feedback: $(STAMP)

@@ -1,8 +1,11 @@
 """Gradescope: an autograder zip that runs the book's own grader, for one chapter.
 
-  python -m grading.gradescope zip CHAPTER [OUT]   (make gradescope ASSIGNMENT=...) after
-      `make student`: writes OUT (default _build/gradescope/CHAPTER.zip), to upload as
-      the programming assignment's autograder (base image: Ubuntu 24.04, Python 3.12)
+  python -m grading.gradescope zip CHAPTER [OUT [SOURCES]]   (make gradescope
+      ASSIGNMENT=... [SEED=...]) after `make student`: writes OUT (default
+      _build/gradescope/CHAPTER.zip), to upload as the programming assignment's
+      autograder (base image: Ubuntu 24.04, Python 3.12), for the nbgrader source in
+      SOURCES (default _build/nbgrader-source; a course's variants:
+      _build/variants/SEED/source)
   python -m grading.gradescope results SOURCE SUBMISSION_DIR RESULTS [--student-uid N]
       what the zip's run_autograder runs for each submission: grades the one notebook
       in SUBMISSION_DIR against SOURCE with grading/grade.py and writes Gradescope's
@@ -73,7 +76,8 @@ def make_zip(chapter, out=None, sources=ROOT / "_build" / "nbgrader-source"):
         archive.write(ROOT / "requirements.txt", "requirements.txt")
         for package in PACKAGES:
             for path in sorted((ROOT / package).rglob("*.py")):
-                archive.write(path, path.relative_to(ROOT).as_posix())
+                if path.parent.name != "bank":  # the exercise variants: not needed
+                    archive.write(path, path.relative_to(ROOT).as_posix())
     print(f"gradescope: {out}")
     return out
 
@@ -114,7 +118,7 @@ def grade_submission(source, folder, out, uid=None):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["zip"] and len(argv) in (2, 3):
+    if argv[:1] == ["zip"] and len(argv) in (2, 3, 4):
         make_zip(*argv[1:])
         return 0
     if argv[:1] == ["results"] and len(argv) in (4, 6):

@@ -844,53 +844,90 @@ def test_gradescope_autograder(tmp_path, build_dir):
 
 
 @pytest.mark.grading
-def test_variants_have_private_seeds_and_are_checked(tmp_path, build_dir):
-    """`make variants`: the grade cells' seeds are drawn from the course's SEED (the
-    same SEED gives the same variant, another SEED another), the variant's model
-    answers get every autograded point from the grader, and a variant whose model
-    answers fail is reported and not written."""
-    from grading import variants
+def test_variants_have_private_tasks_and_seeds_and_are_checked(
+    tmp_path, built_book, monkeypatch
+):
+    """`make variants SEED=...`: every coding exercise becomes one variant of its
+    bank, drawn from SEED (each variant reachable), every hidden-test seed is drawn
+    from SEED too, the same SEED gives the same notebook; a variant is written only
+    when its model answers get every point and the book's public answers lose
+    points; otherwise it is reported, not written."""
+    from grading import gradescope, variants
+    from grading.bank import Edit, Variant, bank
 
     ch = WORKFLOW_CHAPTER
-    sources = build_dir / "nbgrader-source"
-    public = read_notebook(sources / ch / f"{ch}.ipynb")
-    assert variants.write_variant(ch, 2026, sources, tmp_path / "a") == []
-    mine = read_notebook(tmp_path / "a" / ch / f"{ch}.ipynb")
-    again = variants.variant(public, 2026)
-    other = variants.variant(public, 2027)
-    seeded = 0
-    for old, new, same, different in zip(
-        public.cells, mine.cells, again.cells, other.cells
-    ):
-        if not (grading(old).get("grade") and old.cell_type == "code"):
-            assert new.source == old.source, "only grade cells change"
-            continue
-        assert new.source == same.source
-        visible = variants.HIDDEN.sub("", old.source)
-        assert variants.HIDDEN.sub("", new.source) == visible, "visible tests stay"
-        found = sum(
-            map(variants.SEEDED.findall, variants.HIDDEN.findall(old.source)), []
-        )
-        seeded += len(found)
-        hidden = sum(
-            map(variants.SEEDED.findall, variants.HIDDEN.findall(new.source)), []
-        )
-        assert not set(found) & set(hidden)
-        assert new.source != different.source or not found
-    assert seeded == len(variants.hidden_seeds(public)) >= 3
+    targets = variants.load_targets(built_book.parent / TARGETS)
+    book = read_notebook(ROOT / "notebooks" / f"{ch}.ipynb")
+    public = variants.nbgrader_source(book, targets, f"notebooks/{ch}")
+    assert variants.write_variant(ch, 2026, tmp_path / "a", targets) == []
+    folder = tmp_path / "a" / "2026"
+    assert [p.name for p in (folder / "source" / ch).iterdir()] == [f"{ch}.ipynb"]
+    mine = read_notebook(folder / "source" / ch / f"{ch}.ipynb")
+    chosen = variants.choose(ch, 2026)
+    assert set(chosen) == set(bank(ch)) and chosen
+    chosen_text = (folder / "chosen" / f"{ch}.md").read_text()
+    assert all(f"{e}: {v.name}" in chosen_text for e, v in chosen.items())
+    handout = read_notebook(folder / "student" / ch / f"{ch}.ipynb")
+    assert [c.source for c in handout.cells] == [
+        c.source for c in variants.student_version(mine).cells
+    ]
+    text = "".join(c.source for c in handout.cells)
+    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
+    again = variants.reseeded(variants.source_with(ch, chosen, targets), 2026)
+    assert [c.source for c in again.cells] == [c.source for c in mine.cells]
+    for exercise, options in bank(ch).items():
+        drawn = {variants.choose(ch, seed)[exercise].name for seed in range(100)}
+        assert drawn == {v.name for v in options}, f"{exercise}: some never drawn"
+        solutions = [
+            (old.source, new.source)
+            for old, new in zip(public.cells, mine.cells)
+            if grading(old).get("solution")
+            and grading(old)["grade_id"].startswith(exercise + "-")
+        ]
+        assert any(old != new for old, new in solutions), f"{exercise} unchanged"
+    book_seeds = {s for _, s in variants.hidden_seeds(public)}
+    my_seeds = {s for _, s in variants.hidden_seeds(mine)}
+    assert len(book_seeds) >= 3 and not book_seeds & my_seeds
+    other = variants.reseeded(mine, 2027)
+    assert variants.hidden_seeds(other) != variants.hidden_seeds(mine)
+    autograder = gradescope.make_zip(ch, tmp_path / "gs.zip", folder / "source")
+    with zipfile.ZipFile(autograder) as archive:
+        written = (folder / "source" / ch / f"{ch}.ipynb").read_bytes()
+        assert archive.read(f"{ch}.ipynb") == written
+        assert not [n for n in archive.namelist() if n.startswith("grading/bank/")]
 
-    broken = read_notebook(sources / ch / f"{ch}.ipynb")
+    exercise = next(iter(bank(ch)))
     solution = next(
-        c for c in broken.cells if grading(c).get("solution") and c.cell_type == "code"
+        c
+        for c in book.cells
+        if grading(c).get("solution")
+        and c.cell_type == "code"
+        and grading(c)["grade_id"].startswith(exercise + "-")
     )
-    solution.source = re.sub(
+    test = next(
+        c
+        for c in book.cells
+        if grading(c).get("grade")
+        and c.cell_type == "code"
+        and grading(c)["grade_id"].startswith(exercise + "-")
+    )
+    broken = re.sub(
         r"(### BEGIN SOLUTION\n).*?(\n\s*### END SOLUTION)",
         r"\1    raise NotImplementedError()\2",
         solution.source,
         flags=re.S,
     )
-    (tmp_path / "broken" / ch).mkdir(parents=True)
-    nbformat.write(broken, tmp_path / "broken" / ch / f"{ch}.ipynb")
-    problems = variants.write_variant(ch, 2026, tmp_path / "broken", tmp_path / "b")
-    assert problems and "the model answers get" in problems[0]
-    assert not (tmp_path / "b" / ch / f"{ch}.ipynb").exists()
+    kept = Edit(test.metadata.nbgrader["grade_id"], test.source, test.source + "\n")
+    for name, edit, expected in (
+        ("broken", Edit(solution.id, solution.source, broken), "the model answer gets"),
+        (
+            "cosmetic",
+            Edit(solution.id, solution.source, solution.source + "\n"),
+            "the book's answer to",
+        ),
+    ):
+        fake = {exercise: [Variant(name, name, (edit, kept))]}
+        monkeypatch.setattr(variants, "bank", lambda chapter, fake=fake: fake)
+        problems = variants.write_variant(ch, 2026, tmp_path / name, targets)
+        assert problems and expected in problems[0], problems
+        assert not list((tmp_path / name).rglob("*.ipynb"))
