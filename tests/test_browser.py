@@ -404,6 +404,29 @@ def test_figure_text_readable_on_a_phone(phone, site, entry):
     assert unreachable == 0
 
 
+# Display equations and tables, shown: [kind, overflows, cue, focusable, font px].
+WIDE = """() => [...document.querySelectorAll(
+    'mjx-container[display="true"], .bd-article table')].filter(b => b.offsetParent)
+  .map(b => [b.tagName.toLowerCase(), b.scrollWidth > b.clientWidth + 1,
+    b.classList.contains('scrolls')
+      && getComputedStyle(b).backgroundImage.includes('gradient'),
+    b.tabIndex >= 0, parseFloat(getComputedStyle(b).fontSize)])"""
+
+
+@pytest.mark.parametrize("entry", CHAPTERS + ["book/instructors", "book/notation"])
+def test_wide_equations_and_tables_on_a_phone(phone, site, entry):
+    """At 390 px a display equation wider than the column is set smaller (down to 0.6
+    of its size, text >= 9 px); what still does not fit, and every wide table, scrolls
+    in a keyboard-reachable box with a visible cue (a shadow at the hidden side)."""
+    open_page(phone, site, entry)
+    phone.wait_for_function("() => document.body.dataset.fitted === 'true'")
+    shown = phone.evaluate(WIDE)
+    hidden = [s for s in shown if s[1] and not (s[2] and s[3])]
+    assert hidden == [], f"scrolls without a cue or a keyboard stop: {hidden[:3]}"
+    small = [s for s in shown if s[0] == "mjx-container" and s[4] < 9]
+    assert small == [], f"equations set below 9 px: {small[:3]}"
+
+
 def test_code_folds_named_by_their_label(page, site):
     open_page(page, site, CHAPTERS[1])
     assert "Toggle hidden content" not in page.content()

@@ -11,6 +11,7 @@ from conftest import (
     require,
 )
 from grading import variants
+from reader_copies import MYST_SYNTAX
 from grading.bank import BankError, Edit, Variant, apply, bank
 from upkeep.cells import grading
 
@@ -75,11 +76,18 @@ def test_an_edit_that_no_longer_fits_is_an_error():
 @pytest.mark.parametrize("path", chapters())
 def test_variants_grade(path, built_book):
     """Every variant of the chapter's bank, on hidden-test seeds other than the
-    book's: its model answers get every autograded point from the grader, and the
-    book's public answers lose points on it."""
+    book's: its model answers get every autograded point from the grader, the book's
+    public answers lose points on it, and its exercises run as a student runs them.
+    Its notebooks are as clean as the book's hand-outs: no MyST left."""
     if needs_triton(path):
         require(has_triton(), "no triton here (`make test-triton` checks this chapter)")
     targets = variants.load_targets(built_book.parent / variants.TARGETS)
+    for exercise, options in bank(path.stem).items():
+        for variant in options:
+            source = variants.source_with(path.stem, {exercise: variant}, targets)
+            for cell in source.cells:
+                found = cell.cell_type == "markdown" and MYST_SYNTAX.search(cell.source)
+                assert not found, f"{exercise} {variant.name}: {found[0]!r}"
     assert variants.check(path.stem, targets=targets) == []
 
 

@@ -34,19 +34,40 @@
     });
   };
 
-  // A box that scrolls sideways can be scrolled with the keyboard (focusable, named).
+  // A display equation wider than the column is set smaller, down to 0.6 of its size
+  // (MathJax 3 does not break lines); what still does not fit scrolls (below).
+  const SMALLEST_MATH = 0.6;
+  const fitEquations = () => {
+    document.querySelectorAll('mjx-container[display="true"]').forEach((math) => {
+      math.style.fontSize = "";
+      if (math.scrollWidth > math.clientWidth + 1) {
+        const scale = Math.max(SMALLEST_MATH, math.clientWidth / math.scrollWidth);
+        math.style.fontSize = `${Math.floor(scale * 100)}%`;
+      }
+    });
+  };
+
+  // A box that scrolls sideways shows it (a shadow at the hidden side, book.css) and
+  // can be scrolled with the keyboard (focusable, named).
   const scrollStops = () => {
     document.querySelectorAll(
-      ".figure-scroll, .cell_output figure, .bd-article table"
+      '.figure-scroll, .cell_output figure, .bd-article table, mjx-container[display="true"]'
     ).forEach((box) => {
-      if (box.scrollWidth > box.clientWidth + 1) {
+      const scrolls = box.scrollWidth > box.clientWidth + 1;
+      box.classList.toggle("scrolls", scrolls);
+      if (scrolls) {
         if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
         if (!box.hasAttribute("aria-label") && box.tagName !== "TABLE") {
+          const what = box.tagName === "MJX-CONTAINER" ? "Equation" : "Figure";
           box.setAttribute("role", "region");
-          box.setAttribute("aria-label", "Figure (scrolls sideways)");
+          box.setAttribute("aria-label", `${what} (scrolls sideways)`);
         }
       }
     });
+  };
+  const fit = () => {
+    fitEquations();
+    scrollStops();
   };
 
   const ready = (f) =>
@@ -54,7 +75,15 @@
   ready(() => {
     forwardToggles();
     sizeFrames();
-    scrollStops();
-    window.addEventListener("resize", scrollStops);
+    fit();
+    window.addEventListener("resize", fit);
+    // MathJax typesets the equations after the page has loaded.
+    window.addEventListener("load", () => {
+      const startup = window.MathJax && window.MathJax.startup;
+      (startup && startup.promise ? startup.promise : Promise.resolve()).then(() => {
+        fit();
+        document.body.dataset.fitted = "true"; // for the browser tests
+      });
+    });
   });
 })();
