@@ -74,6 +74,29 @@ def test_chapter_has_math_and_figures(built_book, entry):
     assert 'class="interactive-figure"' in html, "no kernel-free interactive figure"
 
 
+@pytest.mark.parametrize(
+    "entry", [e for e in toc_files() if e.startswith("notebooks/")]
+)
+def test_interactive_figures_are_numbered_and_captioned(built_book, entry):
+    """Each interactive figure is a figure of its own numbered kind, "Interactive fig.
+    C.N" in the chapter's order, its title as the caption (no longer above it)."""
+    html = (built_book / (entry + ".html")).read_text()
+    figures = re.findall(
+        r'<figure class="[^"]*interactive-numbered[^"]*" id="fig-(ifig-[0-9a-f]+)">\s*'
+        r'<div class="interactive-figure" id="\1"'
+        r'(.*?)<figcaption><p><span class="caption-number">Interactive fig\. '
+        r'(\d+)\.(\d+) </span><span class="caption-text">([^<]+)</span>',
+        html,
+        re.S,
+    )
+    chapter = int(entry.split("/")[1][:2])
+    assert figures, "no numbered interactive figure"
+    assert [(int(c), int(n)) for _, _, c, n, _ in figures] == [
+        (chapter, k + 1) for k in range(len(figures))
+    ]
+    assert all(title.strip() and "<p><b>" not in body for _, body, *_, title in figures)
+
+
 def test_math_and_widgets_served_locally(built_book):
     """The fixture runs a plain `jupyter-book build`: the build itself vendors MathJax and
     Thebe (book/_ext/vendor_assets.py), so every way of building gives the same site."""

@@ -341,6 +341,26 @@ def test_fold_labels_number_figures_as_the_captions_do(path):
     assert wrong == [], wrong
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_interactive_figure_folds_name_their_number(path):
+    """A folded interactive figure's label names it as its caption on the page does
+    ("Interactive fig. C.N", numbered in the chapter's order by the page build)."""
+    chapter, number, wrong = int(path.name[:2]), 0, []
+    for cell in _code_cells(read_notebook(path)):
+        html = "".join(
+            "".join(o.get("data", {}).get("text/html", ""))
+            for o in cell.get("outputs", [])
+        )
+        if 'class="interactive-figure"' not in html:
+            continue
+        number += 1
+        label = cell.metadata.get("mystnb", {}).get("code_prompt_show")
+        expected = f"Show the plotting code for Interactive fig. {chapter}.{number}"
+        if "hide-input" in cell.metadata.get("tags", []) and label != expected:
+            wrong.append(label)
+    assert number and wrong == [], wrong
+
+
 def _is_static_figure(cell):
     return any(
         "image/png" in o.get("data", {}) and "text/html" not in o.get("data", {})

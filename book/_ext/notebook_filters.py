@@ -13,13 +13,21 @@ On `source-read` each chapter notebook is rewritten in memory (the file is untou
   myst-nb's "Hide code cell source");
 - the frames of interactive figures move out of the page into image files next to it,
   loaded only when a control selects them, so a chapter stays light on first load.
+
+After parsing, each interactive figure becomes a numbered figure of its own kind
+("Interactive fig. 12.1", numbered within the chapter as Sphinx numbers figures), its
+title moved from the top of the figure into the caption.
 """
 
 import base64
 import hashlib
+import html
 import json
 import re
 from pathlib import Path, PurePosixPath
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
 
 from reader_copies import HIDDEN, MARKER
 
@@ -30,6 +38,9 @@ DROPDOWN = re.compile(r"\A\s*:::\{dropdown\}[^\n]*\n(.*)\n:::\s*\Z", re.S)
 TESTS_NEXT = re.compile(r"\AThe next cell tests .*\Z", re.S)
 FRAMES = re.compile(r'(<script type="application/json">)(.*?)(</script>)', re.S)
 DATA_URL = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
+FIGURE_TITLE = re.compile(
+    r'(<div class="interactive-figure" id="([^"]+)">\s*)<p><b>(.*?)</b></p>', re.S
+)
 
 
 def _source(cell):
@@ -200,6 +211,49 @@ def filter_notebook(app, docname, source):
     source[0] = json.dumps(notebook)
 
 
+class interactive_figure(nodes.General, nodes.Element):
+    """An interactive figure's HTML with its numbered caption (the title)."""
+
+
+class NumberInteractiveFigures(SphinxTransform):
+    default_priority = 500
+
+    def apply(self):
+        for raw in list(self.document.findall(nodes.raw)):
+            found = FIGURE_TITLE.search(raw.astext())
+            if "html" not in raw.get("format", "") or not found:
+                continue
+            title = html.unescape(found[3])
+            figure = interactive_figure(title=title)
+            text = FIGURE_TITLE.sub(r"\1", raw.astext(), count=1)
+            figure += nodes.raw("", text, format="html")
+            raw.replace_self(figure)  # which gives the figure the output's classes
+            figure["ids"] = ["fig-" + found[2]]  # the div inside keeps its own
+
+
+def visit_interactive_figure(self, node):
+    self.body.append(self.starttag(node, "figure", CLASS="interactive-numbered"))
+
+
+def depart_interactive_figure(self, node):
+    self.body.append("<figcaption><p>")
+    self.add_fignumber(node)
+    self.body.append(f'<span class="caption-text">{html.escape(node["title"])}</span>')
+    self.body.append("</p></figcaption></figure>\n")
+
+
+def interactive_numbering(app, config):
+    config.numfig_format.setdefault("interactive", "Interactive fig. %s")
+
+
 def setup(app):
     app.connect("source-read", filter_notebook)
+    app.add_enumerable_node(
+        interactive_figure,
+        "interactive",
+        lambda node: node["title"],
+        html=(visit_interactive_figure, depart_interactive_figure),
+    )
+    app.add_transform(NumberInteractiveFigures)
+    app.connect("config-inited", interactive_numbering)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
