@@ -100,23 +100,21 @@ def source_with(chapter, chosen, targets):
     return nbgrader_source(notebook, targets, f"notebooks/{chapter}")
 
 
-def points_by_exercise(report):
-    """{exercise: (points, max)} from a grading report's cells ("04-ex1-dx": 04-ex1)."""
-    totals = {}
-    for grade_id, cell in report["cells"].items():
-        exercise = "-".join(grade_id.split("-")[:2])  # as exercise_of
-        got, most = totals.get(exercise, (0, 0))
-        totals[exercise] = (got + cell["points"], most + cell["max"])
-    return totals
-
-
-def exercise_of(cell):
-    """The exercise of a cell's grade id ("04-ex1-dx": "04-ex1"), or None."""
-    grade_id = grading(cell).get("grade_id")
+def exercise_of(grade_id):
+    """The exercise a grade id belongs to ("04-ex1-dx": "04-ex1"), or None."""
     return "-".join(grade_id.split("-")[:2]) if grade_id else None
 
 
-def ran(notebook, exercises, folder):
+def points_by_exercise(report):
+    """{exercise: (points, max)} from a grading report's cells."""
+    totals = {}
+    for grade_id, cell in report["cells"].items():
+        got, most = totals.get(exercise_of(grade_id), (0, 0))
+        totals[exercise_of(grade_id)] = (got + cell["points"], most + cell["max"])
+    return totals
+
+
+def run_as_student(notebook, exercises, folder):
     """Run what a student runs of `exercises` in a fresh kernel: every code cell from
     an exercise's heading to its last cell (model answers and their demonstrations,
     read-only cells, tests), after the lecture cells those need. Returns a problem or
@@ -125,7 +123,11 @@ def ran(notebook, exercises, folder):
 
     cells, span = notebook.cells, set()
     for exercise in exercises:
-        own = [k for k, c in enumerate(cells) if exercise_of(c) == exercise]
+        own = [
+            k
+            for k, c in enumerate(cells)
+            if exercise_of(grading(c).get("grade_id")) == exercise
+        ]
         # from the exercise's heading: read-only cells may carry other grade ids
         first = max(
             (
@@ -169,7 +171,7 @@ def problems_of(chapter, notebook, public, varied, folder):
                 f"{chapter}: the model answer gets {cell['points']:g} of "
                 f"{cell['max']:g} in {grade_id}: {(cell.get('error') or '')[:300]}"
             )
-    failure = ran(notebook, varied, folder / "run")
+    failure = run_as_student(notebook, varied, folder / "run")
     if failure:
         problems.append(f"{chapter}: {failure}")
     copied_points = points_by_exercise(copied)

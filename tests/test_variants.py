@@ -25,7 +25,7 @@ def coding_exercises(notebook):
         meta = grading(cell)
         if cell.cell_type != "code" or not meta.get("grade_id"):
             continue
-        exercise = "-".join(meta["grade_id"].split("-")[:2])
+        exercise = variants.exercise_of(meta["grade_id"])
         solutions, tests = found.setdefault(exercise, (set(), set()))
         if meta.get("solution"):
             solutions.add(meta["grade_id"])
