@@ -13,6 +13,7 @@ PYTEST_FLAGS := -n 2 -p no:cacheprovider --durations=50
 .PHONY: help book test execute clean lab data student bench badges sync browser venv \
 	test-colab test-latest format check-submissions check-seeds full-scale bench-autograde \
 	grade collect feedback export gradescope variants test-triton bench-gpu gpt-at-scale placements-at-depth \
+	placements-streams norm-sweeps norms-at-scale \
 	conditional-sweep check test-browser-matrix sandbox pdf
 
 help:
@@ -35,6 +36,9 @@ help:
 	@echo "make bench-gpu                  measure them on a GPU (PYTHON with CUDA torch, triton)"
 	@echo "make gpt-at-scale               chapter 08's GPT at larger sizes (a GPU: about 12 minutes)"
 	@echo "make placements-at-depth        chapter 13's sweep at 12 blocks (3 parts x 30 min a core; -j3)"
+	@echo "make placements-streams         its rate 0.01 again, with the streams' RMS (2 x 8 min; -j2)"
+	@echo "make norm-sweeps                chapters 12 and 13's rate and width sweeps (15 min a core; -j2)"
+	@echo "make norms-at-scale             the same sweeps 10-100 times larger (a GPU)"
 	@echo "make conditional-sweep          chapter 14's sweep of conditioning variants (35 min a core)"
 	@echo "make format   format and lint-fix the code: notebooks, normbook, packages, tests (ruff)"
 	@echo "make sync     write normbook/'s shared code into the chapters' synced cells"
@@ -220,6 +224,30 @@ placements-at-depth: $(DEPTH_PARTS)
 _build/depth/seeds-%.json: $(STAMP)
 	mkdir -p _build/depth
 	OMP_NUM_THREADS=1 $(BIN)/python -m measure.placements_at_depth --seeds $* --out $@
+
+# The same sweep's rate 0.01 trained again, for the RMS of the residual stream that the
+# stored sweep predates (chapter 11's growth law after training; a test checks that
+# every model ends where the sweep's did).
+STREAM_PARTS := $(foreach s,0-4 5-8,_build/depth/streams-$(s).json)
+placements-streams: $(STREAM_PARTS)
+	$(BIN)/python -m measure.placements_at_depth --merge $^ \
+		--out book/assets/measurements/placements-streams.json
+
+_build/depth/streams-%.json: $(STAMP)
+	mkdir -p _build/depth
+	OMP_NUM_THREADS=1 $(BIN)/python -m measure.placements_at_depth --lrs 0.01 --seeds $* \
+		--out $@
+
+# Chapters 12 and 13's stored sweeps at the chapters' size (one CPU core each): every
+# arm of chapter 12 at every rate on both data budgets, and chapter 13's recipes at
+# three widths. norms-at-scale runs both 10 to 100 times larger, on a GPU.
+norm-sweeps: $(foreach p,budgets widths,book/assets/measurements/norm-sweeps-$(p).json)
+book/assets/measurements/norm-sweeps-%.json: $(STAMP)
+	OMP_NUM_THREADS=1 $(BIN)/python -m measure.norm_sweeps --size chapter --parts $* \
+		--out $@
+norms-at-scale:
+	$(PYTHON) -m measure.norm_sweeps --size scale \
+		--out book/assets/measurements/norms-at-scale-$(GPU_NAME).json
 
 # Chapter 14's stored sweep: the four ways for a class to enter a small flow-matching
 # transformer and the unconditional model. Rates are chosen on seeds 0-1 (five rates),

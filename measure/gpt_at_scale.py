@@ -9,7 +9,8 @@ The text is the source code of Python's standard library (tests and a few large
 generated folders left out), about 8 MB where the chapter's docstrings are 0.1 MB, so
 that the larger models see each character about once. Its split is the chapter's (every
 tenth chunk of 1,000 characters is validation text), and it is read against the same
-yardsticks: the uniform guess, and interpolated unigram, bigram and trigram counts.
+yardsticks: the uniform guess, and interpolated unigram, bigram and trigram counts,
+scored for each size on the validation windows its models are scored on.
 
 Every size trains post-LN, pre-LN and pre-RMSNorm with a quarter of the steps as warm-up
 or none (as the chapter: 50 of 200), at three peak rates, three seeds each, all 18
@@ -39,6 +40,7 @@ PLACEMENTS = {
     "pre-RMSNorm": ("pre", "rms"),
 }
 SEEDS = [0, 1, 2]
+VAL_WINDOWS = 256  # the windows every model and its yardsticks are scored on
 MODEL = ("d", "n_heads", "n_layers")
 SIZES = {  # the chapter's size first, on this text: the bridge to the chapter's runs
     "chapter": dict(
@@ -92,14 +94,14 @@ def run(sizes, out, command, device, text, minutes=None):
             "train": len(corpus.train),
             "val": len(corpus.val),
         },
-        "yardsticks": yardsticks(corpus),
         "seeds": SEEDS,
         "runs": [],
     }
-    print(json.dumps(result["corpus"]), json.dumps(result["yardsticks"]), flush=True)
+    print(json.dumps(result["corpus"]), flush=True)
     deadline = time.monotonic() + 60 * minutes if minutes else None
     for name, size in sizes.items():
         steps, warmups = size["steps"], [0, size["steps"] // 4]
+        yard = yardsticks(corpus, size["context"], VAL_WINDOWS)
         for placement, (where, kind) in PLACEMENTS.items():
             if deadline and time.monotonic() > deadline:
                 result["incomplete"] = f"stopped after {minutes} minutes"
@@ -111,7 +113,7 @@ def run(sizes, out, command, device, text, minutes=None):
             _, runs, record = train(
                 corpus, where, kind, size["lrs"], warmups, SEEDS, steps,
                 batch=size["batch"], context=size["context"], every=max(1, steps // 20),
-                val_windows=256, device=device, **{k: size[k] for k in MODEL},
+                val_windows=VAL_WINDOWS, device=device, **{k: size[k] for k in MODEL},
             )  # fmt: skip
             seconds = time.perf_counter() - start
             val = record["val"]  # (checkpoint, run)
@@ -121,6 +123,7 @@ def run(sizes, out, command, device, text, minutes=None):
                     **size,
                     "placement": placement,
                     "warmups": warmups,
+                    "yardsticks": yard,
                     "seconds": round(seconds, 1),
                     "steps_recorded": record["step"].tolist(),
                     "runs": [list(r) for r in runs],  # (lr, warm-up, seed) per model

@@ -3,6 +3,7 @@ blocks, at six peak learning rates over nine seeds, on the chapter's text.
 
   python -m measure.placements_at_depth --out FILE              (one core: ~90 minutes)
   python -m measure.placements_at_depth --seeds 3-5 --out FILE  (three of the seeds)
+  python -m measure.placements_at_depth --lrs 0.01 --out FILE    (one of the rates)
   python -m measure.placements_at_depth --merge A B C --out FILE
   python -m measure.placements_at_depth --tiny --out FILE       (a check of the script)
 
@@ -11,8 +12,10 @@ one core each, and be merged: the merged file lists each part's environment and 
 Each placement trains its models at once with normbook/gpt.py's train: width 32,
 four heads, 12 blocks, 400 steps of 16 windows of 32 characters, 40 of them warm-up.
 The JSON holds, per placement and model, the validation loss every 25 steps, each
-block's gradient norm averaged over the last 50 steps and each block's largest attention
-logit at the end; with the environment, the text's checksum and its yardsticks.
+block's gradient norm averaged over the last 50 steps, each block's largest attention
+logit at the end, and the RMS of the residual stream entering each block (and leaving
+the last) at the start and at the end; with the environment, the text's checksum and
+its yardsticks.
 `make sync` writes what chapter 13 shows of it into its data cell (measure/stored.py).
 """
 
@@ -49,7 +52,7 @@ def run(size, out, command):
     result = {
         "environment": provenance.environment(command),
         "text_sha256": hashlib.sha256(text.encode()).hexdigest(),
-        "yardsticks": yardsticks(corpus),
+        "yardsticks": yardsticks(corpus, MODEL["context"]),  # on train()'s windows
         "model": dict(MODEL, **size),
         "placements": {},
     }
@@ -71,6 +74,10 @@ def run(size, out, command):
                 for row in record["grad"][-last:].mean(0)
             ],
             "logit": [[round(float(v), 2) for v in row] for row in record["logit"][-1]],
+            "rms": [  # (model, [start, end], stream)
+                [[round(float(v), 4) for v in rms[i]] for rms in record["rms"][[0, -1]]]
+                for i in range(len(runs))
+            ],
         }
         finals = " ".join(f"{float(v):.2f}" for v in record["val"][-1])
         print(f"{name:11s} {time.perf_counter() - start:6.1f} s: {finals}", flush=True)
@@ -105,7 +112,7 @@ def merge(parts, command):
             "steps": runs[0]["steps"],
             **{
                 k: [row for r in runs for row in r[k]]
-                for k in ["runs", "val", "grad", "logit"]
+                for k in ["runs", "val", "grad", "logit", "rms"]
             },
         }
     return merged
@@ -116,6 +123,7 @@ def main():
     parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
     parser.add_argument("--tiny", action="store_true", help="check the script only")
     parser.add_argument("--seeds", help="run only these seeds of the sweep, e.g. 3-5")
+    parser.add_argument("--lrs", help="run only these rates of the sweep, e.g. 0.01")
     parser.add_argument("--merge", nargs="+", type=Path, help="parts to merge")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -131,6 +139,10 @@ def main():
         seeds = list(range(int(low), int(high or low) + 1))
         assert set(seeds) <= set(size["seeds"]), f"the sweep's seeds: {size['seeds']}"
         size = dict(size, seeds=seeds)
+    if args.lrs:
+        lrs = [float(lr) for lr in args.lrs.split(",")]
+        assert set(lrs) <= set(size["lrs"]), f"the sweep's rates: {size['lrs']}"
+        size = dict(size, lrs=lrs)
     run(size, args.out, command)
 
 

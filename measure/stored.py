@@ -89,6 +89,28 @@ def stored_table(result):
     return lrs, final, grad
 
 
+def stored_streams(result):
+    """make placements-streams's file as chapter 13 stores it: per placement and seed,
+    the RMS of the stream entering each block (and leaving the last), at the start and
+    after training: (placement) -> [seed][start or end][stream]."""
+    return {name: r["rms"] for name, r in result["placements"].items()}
+
+
+def stored_sweep(result, part, key):
+    """One part of make norm-sweeps's file: per (budget, arm) or (width, recipe) the
+    final validation loss and the lowest over the checkpoints (early stopping) of
+    every (rate, seed), rates outer; and each one's yardsticks."""
+    p = result["parts"][part]
+    final, lowest, yard = {}, {}, {}
+    for r in result["runs"]:
+        name = r[key[0]], r[key[1]]
+        at = {(lr, s): curve for (lr, _, s), curve in zip(r["runs"], r["val"])}
+        final[name] = [[at[lr, s][-1] for s in p["seeds"]] for lr in p["lrs"]]
+        lowest[name] = [[min(at[lr, s]) for s in p["seeds"]] for lr in p["lrs"]]
+        yard[name[0]] = r["yardsticks"]
+    return final, lowest, yard
+
+
 # Python literals, laid out as ruff lays them out.
 
 
@@ -288,6 +310,68 @@ def depth_cell(names, results):
     )
 
 
+def nested(table):
+    """{(a, b): v} as {a: {b: v}}."""
+    out = {}
+    for (a, b), v in table.items():
+        out.setdefault(a, {})[b] = v
+    return out
+
+
+def streams_cell(names, results):
+    """Chapter 13: make placements-streams's file."""
+    (result,) = results
+    seeds = result["model"]["seeds"]
+    return source(
+        f"The stored streams ({files(names)}, by make placements-streams; this cell is"
+        " written from it by `make sync`): the sweep's rate 0.01 trained again, and per"
+        f" placement and seed ({seeds[0]} to {seeds[-1]}) the RMS of the stream entering"
+        " each block and leaving the last, at the start and after training.",
+        ("STREAMS_ENV", result["environment"]),
+        ("STREAMS_RMS", stored_streams(result), True),
+    )
+
+
+def widths_cell(names, results):
+    """Chapter 13: the widths part of make norm-sweeps's file."""
+    (result,) = results
+    final, _, yard = stored_sweep(result, "widths", ("recipe", "width"))
+    part = result["parts"]["widths"]
+    initial = {}
+    for r in result["runs"]:  # the loss before training, every model at a width
+        initial.setdefault(r["width"], []).extend(curve[0] for curve in r["val"])
+    return source(
+        f"The stored width sweep ({files(names)}, by make norm-sweeps; this cell is"
+        " written from it by `make sync`): its environment and settings, the"
+        " yardsticks, the mean loss at initialization per width, and per recipe and"
+        " width the final validation loss of every (rate, seed), rates outer.",
+        ("WIDTHS_ENV", result["environment"]),
+        ("WIDTHS_PART", part),
+        ("WIDTHS_YARD", next(iter(yard.values()))),
+        ("WIDTHS_INITIAL", {w: round(sum(v) / len(v), 4) for w, v in initial.items()}),
+        ("WIDTHS_FINAL", nested(final), True),
+    )
+
+
+def budgets_cell(names, results):
+    """Chapter 12: the budgets part of make norm-sweeps's file."""
+    (result,) = results
+    final, lowest, yard = stored_sweep(result, "budgets", ("budget", "arm"))
+    return source(
+        f"The stored rate sweep ({files(names)}, by make norm-sweeps; this cell is"
+        " written from it by `make sync`): its environment, its text's checksum and"
+        " settings, each"
+        " budget's yardsticks, and per budget and arm the final validation loss and"
+        " the lowest over the checkpoints of every (rate, seed), rates outer.",
+        ("RATES_ENV", result["environment"]),
+        ("RATES_TEXT_SHA256", result["corpus"]["sha256"]),
+        ("RATES_PART", result["parts"]["budgets"]),
+        ("RATES_YARD", yard),
+        ("RATES_FINAL", nested(final), True),
+        ("RATES_LOWEST", nested(lowest), True),
+    )
+
+
 def best_rate(rows, lrs, seeds):
     """Chapter 14's rule: a variant's rate is the one of lowest mean test loss over
     the rates' seeds."""
@@ -360,6 +444,9 @@ CELLS = {
     ("gpt-scale-h100", "gpt-depth-h100"): gpt_cell,
     ("gpu-h200",): gpu_cell,
     ("placements-at-depth",): depth_cell,
+    ("placements-streams",): streams_cell,
+    ("norm-sweeps-budgets",): budgets_cell,
+    ("norm-sweeps-widths",): widths_cell,
 }
 
 

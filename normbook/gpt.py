@@ -64,9 +64,9 @@ def module_docs(name):
 
 def ngram_counter(history, V, n):
     """Counts of the 1- ... n-grams of `history` (a 1-D tensor of symbols). Returns a
-    function of a text `seq` that gives, for every position t >= n - 1 of it, the
-    counted p(seq[t] | the k symbols before) for k = 0 .. n-1: shape (n, positions),
-    -1 where the context never occurred."""
+    function of a text `seq` that gives, for every position t of it, the counted
+    p(seq[t] | the k symbols before) for k = 0 .. n-1: shape (n, len(seq)), -1 where
+    the context never occurred or starts before seq does."""
     tables = []
     for k in range(n):
         codes = sum(
@@ -76,17 +76,15 @@ def ngram_counter(history, V, n):
         tables.append(counts.view(-1, V))  # one row per context of k symbols
 
     def probabilities(seq):
-        m, target = len(seq) - n + 1, seq[n - 1 :, None]
         rows = []
         for k, table in enumerate(tables):
-            first = n - 1 - k  # where the context of the first target starts
-            context = sum(
-                seq[first + j : first + j + m] * V ** (k - 1 - j) for j in range(k)
-            )
+            m = len(seq) - k  # the positions with k symbols before them
+            context = sum(seq[j : j + m] * V ** (k - 1 - j) for j in range(k))
             counts = table[context] if k else table[0].expand(m, V)
             total = counts.sum(1)
-            p = counts.gather(1, target)[:, 0] / total.clamp(min=1)
-            rows.append(torch.where(total > 0, p, -1.0))
+            p = counts.gather(1, seq[k:, None])[:, 0] / total.clamp(min=1)
+            p = torch.where(total > 0, p, -1.0)
+            rows.append(torch.cat([torch.full((k,), -1.0, dtype=p.dtype), p]))
         return torch.stack(rows)
 
     return probabilities
@@ -105,11 +103,22 @@ def mixture(p, weights, V):
     return w, p.clamp(min=0)
 
 
-def ngram_loss(corpus, n, iterations=30):
-    """Validation loss (nats per symbol) of an interpolated n-gram model: a mixture of
-    the uniform guess and the counted 1- ... n-gram predictions. Its weights are fitted
-    by EM on the last tenth of the training text, counted on the rest, then used with
-    counts over the whole training text (deleted interpolation)."""
+def validation_windows(corpus, context, count):
+    """The `count` windows of `context` characters of the validation text that every
+    model is scored on, the same for every model (a generator seeded 0): their inputs,
+    their targets, and the targets' positions in the validation text."""
+    g = torch.Generator().manual_seed(0)
+    starts = torch.randint(len(corpus.val) - context - 1, (count,), generator=g)
+    x, y = windows(starts, context, corpus.val)
+    return x, y, starts[:, None] + torch.arange(1, context + 1)
+
+
+def ngram_loss(corpus, n, targets, iterations=30):
+    """Loss (nats per symbol) of an interpolated n-gram model on the validation text's
+    symbols at the positions `targets`, each read after the symbols before it in that
+    text: a mixture of the uniform guess and the counted 1- ... n-gram predictions. Its
+    weights are fitted by EM on the last tenth of the training text, counted on the
+    rest, then used with counts over the whole training text (deleted interpolation)."""
     cut = len(corpus.train) * 9 // 10
     heldout = ngram_counter(corpus.train[:cut], corpus.V, n)(corpus.train[cut:])
     weights = torch.full((n + 1,), 1.0 / (n + 1), dtype=torch.float64)
@@ -120,16 +129,18 @@ def ngram_loss(corpus, n, iterations=30):
     w, p = mixture(
         ngram_counter(corpus.train, corpus.V, n)(corpus.val), weights, corpus.V
     )
-    return float(-(w * p).sum(0).log().mean())
+    return float(-(w * p).sum(0).log()[targets].mean())
 
 
-def yardsticks(corpus):
-    """The losses a model must beat, nats per character on the validation text."""
+def yardsticks(corpus, context=32, val_windows=64):
+    """The losses a model must beat, nats per character, scored on the targets of the
+    validation windows that train() scores the models on (validation_windows)."""
+    targets = validation_windows(corpus, context, val_windows)[2].flatten()
     return {
         "uniform": math.log(corpus.V),
-        "unigram": ngram_loss(corpus, 1),
-        "bigram": ngram_loss(corpus, 2),
-        "trigram": ngram_loss(corpus, 3),
+        "unigram": ngram_loss(corpus, 1, targets),
+        "bigram": ngram_loss(corpus, 2, targets),
+        "trigram": ngram_loss(corpus, 3, targets),
     }
 
 
@@ -402,7 +413,7 @@ def train(
     the z-loss (see loss_per_model); `model` holds GPT's other arguments (final_norm,
     qk_norm, d, n_heads, n_layers, softcap). Returns the models, the runs and a record:
     per-block gradient norms at every step; every `every` steps (and at the last), on
-    `val_windows` windows of the validation text, the same for every model: the
+    `val_windows` windows of the validation text (validation_windows): the
     validation loss (cross-entropy alone) and the mean log Z of the output logits; for
     the residual stream entering each block (and the last) its RMS and token_cosine;
     each block's largest attention logit and attention entropy (see GPT.forward); and
@@ -418,15 +429,13 @@ def train(
             for p, q in zip(stacked.parameters(), one.parameters()):
                 p[idx] = q[0]
     stacked.to(device)
-    train_data, val_data = corpus.train.to(device), corpus.val.to(device)
+    train_data = corpus.train.to(device)
     peak = torch.tensor([float(r[0]) for r in runs], device=device)
     warm = torch.tensor([float(r[1]) for r in runs], device=device)
     member_seed = torch.tensor([seeds.index(r[2]) for r in runs])
     data_rng = [torch.Generator().manual_seed(1000 + s) for s in seeds]
-    g = torch.Generator().manual_seed(0)  # the same validation windows for everyone
-    starts = torch.randint(len(val_data) - context - 1, (val_windows,), generator=g)
-    vx, vy = windows(starts.to(device), context, val_data)
-    vx, vy = vx.expand(len(runs), -1, -1), vy.expand(len(runs), -1, -1)
+    vx, vy, _ = validation_windows(corpus, context, val_windows)
+    vx, vy = (v.to(device).expand(len(runs), -1, -1) for v in (vx, vy))
     keys = ["step", "val", "logz", "grad", "rms", "cosine", "logit", "entropy"]
     state, record = {}, {k: [] for k in keys}
     probes = min(probes, steps)  # an update to probe at each of them

@@ -1,6 +1,7 @@
 """The small GPT of normbook/gpt.py, its yardsticks, and the at-scale script with its
 stored results."""
 
+import hashlib
 import json
 import math
 import subprocess
@@ -10,12 +11,17 @@ from pathlib import Path
 import pytest
 import torch
 
+import normbook.gpt
 from normbook.gpt import (
+    DOC_MODULES,
     GPT,
     Corpus,
     learning_rate,
+    module_docs,
+    ngram_counter,
     ngram_loss,
     train,
+    validation_windows,
     yardsticks,
 )
 
@@ -52,7 +58,7 @@ def test_the_yardsticks_find_a_markov_chains_entropy():
     """On a Markov chain's text the unigram yardstick is the stationary entropy and the
     bigram and trigram ones its entropy rate (a trigram can do no better)."""
     text, rate, stationary = markov_text(200_000)
-    sticks = yardsticks(Corpus.of(text))
+    sticks = yardsticks(Corpus.of(text), context=32, val_windows=4000)
     assert sticks["uniform"] == pytest.approx(math.log(4))
     assert sticks["unigram"] == pytest.approx(stationary, abs=0.01)
     assert sticks["bigram"] == pytest.approx(rate, abs=0.01)
@@ -63,7 +69,52 @@ def test_the_yardsticks_find_a_markov_chains_entropy():
 def test_an_unseen_context_falls_back_to_lower_orders():
     """Validation text with a pair never seen in training still gets a finite loss."""
     corpus = Corpus.of("ab" * 5000 + "ba" * 500)  # validation chunks hold 'ba' pairs
-    assert math.isfinite(ngram_loss(corpus, 3))
+    assert math.isfinite(ngram_loss(corpus, 3, torch.arange(len(corpus.val))))
+
+
+def test_the_counts_of_each_position_read_the_symbols_before_it():
+    """p(seq[t] | the k symbols before t), counted in the history; -1 where the
+    context would start before the text does."""
+    history = torch.tensor([0, 1, 0, 1, 0, 2])  # "ababac"
+    p = ngram_counter(history, 3, 3)(torch.tensor([0, 1, 0, 2]))
+    torch.testing.assert_close(
+        p,
+        torch.tensor(
+            [
+                [3 / 6, 2 / 6, 3 / 6, 1 / 6],  # the symbol's frequency
+                [-1, 2 / 3, 2 / 2, 1 / 3],  # a is followed by b twice, by c once
+                [-1, -1, 2 / 2, 1 / 2],  # "ab" by a twice; "ba" by b once, c once
+            ],
+            dtype=torch.float64,
+        ),
+    )
+
+
+def test_the_yardsticks_score_the_models_own_windows(monkeypatch):
+    """A yardstick is scored on the characters a model is scored on: the targets of
+    the validation windows that train() evaluates (validation_windows), with the same
+    context and number of windows by default; not on the whole validation text."""
+    corpus = Corpus.of(markov_text(20_000)[0])
+    x, y, targets = validation_windows(corpus, 8, 5)
+    assert torch.equal(y, corpus.val[targets]) and torch.equal(
+        x, corpus.val[targets - 1]
+    )
+    calls = []
+
+    def spy(corpus, context, count):
+        calls.append((context, count))
+        return validation_windows(corpus, context, count)
+
+    monkeypatch.setattr(normbook.gpt, "validation_windows", spy)
+    kw = dict(steps=1, batch=2, d=8, n_heads=2, n_layers=1)
+    train(corpus, "pre", "ln", [1e-2], [0], [0], **kw)
+    yardsticks(corpus)
+    train(corpus, "pre", "ln", [1e-2], [0], [0], context=8, val_windows=5, **kw)
+    sticks = yardsticks(corpus, context=8, val_windows=5)
+    assert calls[0] == calls[1] and calls[2] == calls[3] == (8, 5)
+    assert sticks["unigram"] == pytest.approx(ngram_loss(corpus, 1, targets.flatten()))
+    whole = ngram_loss(corpus, 1, torch.arange(len(corpus.val)))
+    assert sticks["unigram"] != pytest.approx(whole, abs=1e-3)
 
 
 def test_the_warm_up_reaches_the_peak_then_decays_to_a_tenth():
@@ -102,8 +153,6 @@ def test_the_scale_script_runs_at_a_tiny_size(tmp_path):
 
 def check_result(result, sizes):
     assert {"date", "command", "python", "torch"} <= set(result["environment"])
-    s = result["yardsticks"]
-    assert s["uniform"] > s["unigram"] > s["bigram"] > s["trigram"] > 0
     assert (
         result["corpus"]["train"] + result["corpus"]["val"]
         == (result["corpus"]["characters"])
@@ -113,6 +162,10 @@ def check_result(result, sizes):
     assert {r["placement"] for r in runs} == {"post-LN", "pre-LN", "pre-RMSNorm"}
     assert len(runs) == 3 * len(sizes)
     for r in runs:
+        # each size's yardsticks on its own windows; the files stored before that
+        # say what theirs were scored on
+        s = r["yardsticks"] if "yardsticks" in r else result["yardsticks"]
+        assert s["uniform"] > s["unigram"] > s["bigram"] > s["trigram"] > 0
         models = len(r["lrs"]) * len(r["warmups"]) * len(result["seeds"])
         assert len(r["runs"]) == len(r["val"]) == models
         assert r["steps_recorded"][0] == 0 and r["steps_recorded"][-1] == r["steps"]
@@ -122,41 +175,54 @@ def check_result(result, sizes):
 
 
 def test_the_norms_script_runs_at_a_tiny_size(tmp_path):
-    """measure/norms_at_scale.py --tiny: chapter 12's arms on two budgets and chapter
+    """measure/norm_sweeps.py --size tiny: chapter 12's arms on two budgets and chapter
     13's recipes at two widths, every rate and seed, on the CPU (a check of the
     script, not a result)."""
     out = tmp_path / "tiny.json"
     subprocess.run(
-        [sys.executable, "-m", "measure.norms_at_scale", "--tiny", "--out", out],
+        [sys.executable, "-m", "measure.norm_sweeps", "--size", "tiny", "--out", out],
         check=True,
         cwd=ROOT,
     )
     result = json.loads(out.read_text())
+    check_sweeps(result, "tiny")
+
+
+def check_sweeps(result, size):
     assert {"date", "command", "python", "torch"} <= set(result["environment"])
-    assert "incomplete" not in result
-    s, seeds = result["yardsticks"], result["seeds"]
+    assert "incomplete" not in result and result["size"] == size
+    parts = result["parts"]
+    expected = set()
+    if "budgets" in parts:
+        small = f"first {parts['budgets']['small']:,} chars"
+        arms = ["LayerNorm", "RMSNorm", "DyT, alpha0 0.5", "DyT, alpha0 2"]
+        expected |= {("budgets", b, a) for b in [small, "all"] for a in arms}
+        expected |= {("budgets", b, "Derf, alpha0 0.5") for b in [small, "all"]}
+    if "widths" in parts:
+        recipes = ["pre-LN", "QK-norm", "z-loss"]
+        expected |= {
+            ("widths", w, r) for w in parts["widths"]["widths"] for r in recipes
+        }
+    labels = ("budget", "arm"), ("width", "recipe")
+    found = [
+        (r["part"], *(r[k] for k in labels[r["part"] == "widths"]))
+        for r in result["runs"]
+    ]
+    assert sorted(found) == sorted(expected)
     budgets = [r for r in result["runs"] if r["part"] == "budgets"]
     widths = [r for r in result["runs"] if r["part"] == "widths"]
-    part = result["parts"]["budgets"]
-    assert {(r["budget"], r["arm"]) for r in budgets} == {
-        (b, a)
-        for b in [f"first {part['small']:,} chars", "all"]
-        for a in ["LayerNorm", "RMSNorm", "DyT, alpha0 0.5", "Derf, alpha0 0.5"]
-    }
-    part = result["parts"]["widths"]
-    assert {(r["width"], r["recipe"]) for r in widths} == {
-        (w, name) for w in part["widths"] for name in ["pre-LN", "QK-norm", "z-loss"]
-    }
     for r in budgets + widths:
-        lrs = result["parts"][r["part"]]["lrs"]
-        assert sorted({run[0] for run in r["runs"]}) == sorted(lrs)
-        assert len(r["runs"]) == len(r["val"]) == len(lrs) * len(seeds)
+        lrs, seeds = (result["parts"][r["part"]][k] for k in ("lrs", "seeds"))
+        assert sorted(map(tuple, r["runs"])) == sorted(
+            (lr, r["runs"][0][1], s) for lr in lrs for s in seeds
+        )
+        assert len(r["val"]) == len(lrs) * len(seeds)
         assert r["steps_recorded"][0] == 0
+        s = r["yardsticks"]  # each budget's counted on its own training text
+        assert s["uniform"] > s["unigram"] > s["bigram"]
         for curve in r["val"]:
             assert len(curve) == len(r["steps_recorded"])
             assert curve[0] > s["unigram"]  # an untrained model knows nothing
-    for r in budgets:  # each budget's yardsticks, counted on its own training text
-        assert r["yardsticks"]["uniform"] > r["yardsticks"]["unigram"]
 
 
 @pytest.mark.parametrize(
@@ -171,6 +237,8 @@ def test_the_stored_runs_are_complete(name, sizes):
     device and versions that produced them."""
     result = json.loads((STORED / name).read_text())
     check_result(result, sizes)
+    # trained before the yardsticks were scored on the models' windows: said so
+    assert "whole validation text" in result["yardsticks_scored_on"]
     env = result["environment"]
     assert env["device"].startswith("NVIDIA") and env["driver"] and result["tf32"]
     assert env["command"].startswith("python scripts/gpt_at_scale.py")
@@ -360,6 +428,9 @@ def check_depth_sweep(result, n_layers, models):
         assert all(
             len(g) == len(lg) == n_layers for g, lg in zip(r["grad"], r["logit"])
         )
+        # the stream's RMS at the start and the end: stored since the full sweep was
+        for rms in r.get("rms", []):
+            assert len(rms) == 2 and all(len(at) == n_layers + 1 for at in rms)
 
 
 def test_the_depth_sweep_merges_seeds_run_apart(tmp_path):
@@ -382,7 +453,8 @@ def test_the_depth_sweep_merges_seeds_run_apart(tmp_path):
     for name, r in whole["placements"].items():
         m = merged["placements"][name]
         assert m["runs"] == r["runs"]
-        for key in ["val", "grad", "logit"]:
+        assert "rms" in r
+        for key in ["val", "grad", "logit", "rms"]:
             assert m[key] == r[key], (name, key)
 
 
@@ -394,7 +466,56 @@ def test_the_stored_depth_sweep_is_complete():
     lrs, seeds = result["model"]["lrs"], result["model"]["seeds"]
     assert lrs == [1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1] and seeds == list(range(9))
     check_depth_sweep(result, n_layers=12, models=len(lrs) * len(seeds))
+    # its yardsticks are scored on the models' windows of its text (rescored so)
+    text = "\n\n".join(module_docs(name) for name in DOC_MODULES)
+    assert hashlib.sha256(text.encode()).hexdigest() == result["text_sha256"]
+    context = result["model"]["context"]
+    assert result["yardsticks"] == yardsticks(Corpus.of(text), context)
     for r in result["placements"].values():
         assert sorted(map(tuple, r["runs"])) == [(lr, s) for lr in lrs for s in seeds]
     parts = [p["seeds"] for p in result["environment"]["parts"]]
     assert parts == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+
+
+def test_the_stored_streams_retrain_the_sweep():
+    """The stored streams (make placements-streams's file: the sweep's five placements
+    at its rate 0.01, trained again to record the stream's RMS, which the sweep did
+    not yet store) end at the sweep's validation loss, model for model."""
+    sweep, streams = (
+        json.loads((STORED / name).read_text())
+        for name in ["placements-at-depth.json", "placements-streams.json"]
+    )
+    model = streams["model"]
+    assert model["lrs"] == [0.01] and model["seeds"] == sweep["model"]["seeds"]
+    assert {k: v for k, v in model.items() if k != "lrs"} == {
+        k: v for k, v in sweep["model"].items() if k != "lrs"
+    }
+    check_depth_sweep(streams, n_layers=12, models=len(model["seeds"]))
+    for name, r in streams["placements"].items():
+        full = sweep["placements"][name]
+        at = {tuple(run): curve for run, curve in zip(full["runs"], full["val"])}
+        assert len(r["rms"]) == len(r["runs"])
+        for run, curve in zip(r["runs"], r["val"]):
+            assert curve == at[tuple(run)], (name, run)
+
+
+@pytest.mark.parametrize("part", ["budgets", "widths"])
+def test_the_stored_sweeps_are_complete(part):
+    """make norm-sweeps's files, which chapters 12 and 13 show: every arm or recipe at
+    every rate and seed, on the chapters' text, with its yardsticks scored on the
+    models' windows of it."""
+    result = json.loads((STORED / f"norm-sweeps-{part}.json").read_text())
+    assert list(result["parts"]) == [part]
+    check_sweeps(result, "chapter")
+    text = "\n\n".join(module_docs(name) for name in DOC_MODULES)
+    assert hashlib.sha256(text.encode()).hexdigest() == result["corpus"]["sha256"]
+    settings = result["parts"][part]
+    corpus = Corpus.of(text)
+    texts = {"all": corpus}  # the training texts, by the budget's name
+    if part == "budgets":
+        small = f"first {settings['small']:,} chars"
+        texts[small] = corpus._replace(train=corpus.train[: settings["small"]])
+    window = settings["context"], settings["val_windows"]
+    sticks = {name: yardsticks(data, *window) for name, data in texts.items()}
+    for r in result["runs"]:
+        assert r["yardsticks"] == sticks[r.get("budget", "all")]

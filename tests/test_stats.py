@@ -1,4 +1,4 @@
-"""The tests over seeds that chapters 13 and 14 share (normbook/stats.py)."""
+"""The tests over seeds that chapters 12, 13 and 14 share (normbook/stats.py)."""
 
 import pytest
 
@@ -8,7 +8,11 @@ from normbook.stats import holm, two_sided_p
 @pytest.mark.static
 @pytest.mark.parametrize(
     "t, df, p",  # Student's t table: the two-sided 5 % and 1 % points
-    [(4.3027, 2, 0.05), (2.7764, 4, 0.05), (2.4469, 6, 0.05), (3.7074, 6, 0.01)],
+    [
+        *[(12.7062, 1, 0.05), (4.3027, 2, 0.05), (3.1824, 3, 0.05), (2.7764, 4, 0.05)],
+        *[(2.5706, 5, 0.05), (4.0321, 5, 0.01), (2.4469, 6, 0.05), (3.7074, 6, 0.01)],
+        (2.3646, 7, 0.05),
+    ],
 )
 def test_two_sided_p_matches_the_t_table(t, df, p):
     assert two_sided_p(t, df) == pytest.approx(p, abs=2e-5)
@@ -17,9 +21,10 @@ def test_two_sided_p_matches_the_t_table(t, df, p):
 
 
 @pytest.mark.static
-def test_two_sided_p_rejects_odd_degrees_of_freedom():
-    with pytest.raises(ValueError, match="even"):
-        two_sided_p(2.0, 5)
+@pytest.mark.parametrize("df", [0, 2.5])
+def test_two_sided_p_rejects_degrees_of_freedom_it_has_no_formula_for(df):
+    with pytest.raises(ValueError, match="whole number"):
+        two_sided_p(2.0, df)
 
 
 @pytest.mark.static

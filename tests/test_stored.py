@@ -20,6 +20,8 @@ from measure.stored import (
     stored_finals,
     stored_kernels,
     stored_rows,
+    stored_streams,
+    stored_sweep,
     stored_table,
 )
 
@@ -78,6 +80,41 @@ def test_chapter_13_shows_the_depth_sweep():
     assert cell.pop("DEPTH_YARD") == result["yardsticks"]
     lrs, final, grad = stored_table(result)
     assert cell == {"DEPTH_LRS": lrs, "DEPTH_FINAL": final, "DEPTH_GRAD": grad}
+
+
+def test_chapter_13_shows_the_streams_and_the_widths():
+    result = load("placements-streams")
+    cell = shown(["placements-streams"])
+    assert cell == {
+        "STREAMS_ENV": result["environment"],
+        "STREAMS_RMS": stored_streams(result),
+    }
+    result = load("norm-sweeps-widths")
+    cell = shown(["norm-sweeps-widths"])
+    final, _, _ = stored_sweep(result, "widths", ("recipe", "width"))
+    assert cell["WIDTHS_PART"] == result["parts"]["widths"]
+    for (recipe, width), table in final.items():
+        assert cell["WIDTHS_FINAL"][recipe][width] == table
+    initial = {}  # each width's loss at initialization, over all its models
+    for r in result["runs"]:
+        initial.setdefault(r["width"], []).extend(c[0] for c in r["val"])
+    assert cell["WIDTHS_INITIAL"] == {
+        w: round(sum(v) / len(v), 4) for w, v in initial.items()
+    }
+
+
+def test_chapter_12_shows_the_rate_sweep():
+    result = load("norm-sweeps-budgets")
+    cell = shown(["norm-sweeps-budgets"])
+    final, lowest, yard = stored_sweep(result, "budgets", ("budget", "arm"))
+    assert cell["RATES_TEXT_SHA256"] == result["corpus"]["sha256"]
+    assert cell["RATES_YARD"] == yard
+    for (budget, arm), table in final.items():
+        assert cell["RATES_FINAL"][budget][arm] == table
+        assert cell["RATES_LOWEST"][budget][arm] == lowest[budget, arm]
+        # the lowest point of a curve is at most its last
+        assert all(lo <= f for a, b in zip(lowest[budget, arm], table)
+                   for lo, f in zip(a, b))  # fmt: skip
 
 
 def test_the_stored_rows_read_the_file():
