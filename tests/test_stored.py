@@ -4,6 +4,7 @@ and each cell's literals, executed, are its files' numbers, laid out as ruff lay
 out. (That each chapter's cell is what the formatter writes is
 test_structure.py::test_shared_code_in_sync.)"""
 
+import ast
 import json
 import subprocess
 import sys
@@ -241,3 +242,39 @@ def test_the_stored_gpu_measurements_are_complete():
         for D in [8192, 16384]
         for launch in launches
     )
+
+
+def test_chapter_12s_seed_scan_is_stored():
+    """The scan behind chapter 12's bounds (upkeep/scan_chapter.py, two pooled runs):
+    every assertion of the checks over the seeds on 200 windows of three. It refuted
+    two, which the chapter narrowed (all the text's bigram, without DyT with alpha0 2)
+    and dropped (the small text's unigram); every other assertion the chapter still
+    makes held everywhere."""
+    scan = load("scan-12-normalization-free")
+    first, second = scan["halves"]
+    assert [r["assert"] for r in first] == [r["assert"] for r in second]
+    chapter = read_notebook(ROOT / "notebooks/12-normalization-free.ipynb")
+    code = "\n".join(  # as the scan writes an assertion: ast.unparse's spelling
+        ast.unparse(ast.parse(cell.source))
+        for cell in chapter.cells
+        if cell.cell_type == "code" and not cell.source.startswith("%")
+    )
+    bigram = "(FINAL[full, arm] < YARD[full]['bigram']).all()"
+    unigram = "(FINAL[small, arm] > YARD[small]['unigram']).all()"
+    assert 'for arm in ["LayerNorm", rms, dyt[0], derf]' in "\n".join(
+        cell.source for cell in chapter.cells
+    )  # the narrowed loop
+    assert unigram not in code
+    rerun = {
+        int(k) for k in scan["commands"][0].split("--rerun ")[1].split()[0].split(",")
+    }
+    refuted, kept = set(), 0
+    for a, b in zip(first, second):
+        if a["cell"] in rerun:  # the checks over the seeds, re-run on every window
+            assert a["windows"] + b["windows"] == 200, a["assert"]
+        if a["failed"] or b["failed"]:
+            refuted.add(a["assert"])
+        elif a["assert"] in code:
+            kept += 1
+    assert refuted == {bigram, unigram}
+    assert kept >= 20  # the chapter's bounds are still the scanned assertions
