@@ -5,7 +5,7 @@ uses from here, in cells tagged `sync:MODULE[:NAMES]`; `make sync` (upkeep/sync.
 code here, never in a notebook. The notebooks never import this package; the maintainer
 commands and the tests do.
 
-- figures.py: the interactive-figure helper (every chapter)
+- figures.py: the figure helpers, `show_figure` and `interactive_figure` (every chapter)
 - layers.py: LayerNorm and RMSNorm forward and backward passes (chapters 2 on)
 - gradcheck.py: numerical gradients and error metrics (chapters 3 on)
 - grading.py: the grading harness (one locked cell per chapter with exercises; the

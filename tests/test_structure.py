@@ -148,7 +148,7 @@ def test_an_exercise_defines_each_reference_once(path):
 def test_chapter_has_an_interactive_figure(path):
     notebook = read_notebook(path)
     helper = [c for c in notebook.cells if "sync:figures" in c.metadata.get("tags", [])]
-    assert len(helper) == 1, "each chapter defines the interactive-figure helper once"
+    assert len(helper) == 1, "each chapter defines the figure helpers once"
     used = [
         c
         for c in notebook.cells
@@ -361,11 +361,16 @@ def test_interactive_figure_folds_name_their_number(path):
     assert number and wrong == [], wrong
 
 
-def _is_static_figure(cell):
-    return any(
-        "image/png" in o.get("data", {}) and "text/html" not in o.get("data", {})
+def _pictures(cell):
+    """How many figures a cell shows with normbook/figures.py's `show_figure`."""
+    return sum(
+        'class="figure-pair"' in "".join(o.get("data", {}).get("text/html", ""))
         for o in cell.get("outputs", [])
     )
+
+
+def _is_static_figure(cell):
+    return _pictures(cell) > 0
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -383,8 +388,60 @@ def test_every_static_figure_is_numbered_captioned_and_described(path):
         assert f"{{numref}}`{figure['name']}`" in prose, (
             f"{where} ({figure['name']}) is never referenced with {{numref}}"
         )
-        images = sum("image/png" in o.get("data", {}) for o in cell.outputs)
-        assert images == 1, f"{where} shows {images} images; one figure per cell"
+        assert _pictures(cell) == 1, f"{where} shows {_pictures(cell)} figures"
+
+
+# A figure's pictures in a cell's output: [(media query or None, width, height)], the
+# stacked one first (normbook/figures.py's show_figure and interactive_figure).
+PICTURE = re.compile(
+    r'<(source) media="([^"]+)" srcset="[^"]+" width="(\d+)" height="(\d+)">'
+    r'|<(img) [^>]*?width="(\d+)" height="(\d+)"'
+)
+COLUMN = 358  # the book's column on a 390 px phone, in CSS px
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_figure_has_a_layout_that_fits_a_phone(path):
+    """Figures go through show_figure or interactive_figure (no bare image output), and
+    each one wider than a phone's column carries a stacked layout that fits it, shown
+    on screens narrower than the laid-out figure (print keeps the laid-out one)."""
+    seen = 0
+    for cell in _code_cells(read_notebook(path)):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            assert "image/png" not in data, "a figure shown without show_figure"
+            text = "".join(data.get("text/html", ""))
+            if 'class="figure-pair"' not in text and "interactive-figure" not in text:
+                continue
+            seen += 1
+            found = [m.groups() for m in PICTURE.finditer(text)]
+            stacked = [(int(w), media) for _, media, w, _, *_ in found if media]
+            wide = [int(w) for *_, img, w, _ in found if img]
+            assert len(wide) == 1 and len(stacked) <= 1, found
+            if wide[0] > COLUMN:
+                assert stacked and stacked[0][0] <= COLUMN, (wide, stacked)
+                media = f"screen and (max-width: {wide[0] + 31}px)"
+                assert stacked[0][1] == media, stacked
+    assert seen, "no figure"
+
+
+def test_slider_labels_read_as_the_tables_write_them():
+    """Chapter 13's learning-rate slider writes its rates as its tables print them."""
+    notebook = read_notebook(ROOT / "notebooks" / "13-instability.ipynb")
+    printed = "\n".join(
+        output.get("text", "")
+        for cell in _code_cells(notebook)
+        for output in cell.get("outputs", [])
+    )
+    row = re.search(r"^\s*peak rate((?:\s+[\d.]+){8})$", printed, re.M)
+    figure = next(
+        "".join(o["data"]["text/html"])
+        for cell in _code_cells(notebook)
+        for o in cell.get("outputs", [])
+        if "peak rate" in "".join(o.get("data", {}).get("text/html", ""))
+    )
+    data = json.loads(re.search(r'"application/json">(.*?)</script>', figure)[1])
+    assert row and data["labels"][0] == row[1].split()
 
 
 EXERCISE = re.compile(r"^#{2,4} Exercise [^\n]*", re.M)

@@ -158,8 +158,9 @@ def chapter_sources(shell, path, sites):
         tags = cell.metadata.get("tags", [])
         kind = "parameters" if "parameters" in tags else ""
         sources.append((kind, probe_source(shell, cell.source, k, sites), k))
-        if "sync:figures" in tags:  # no frames: only the figure's numbers matter here
-            quiet = "def interactive_figure(*args, **kwargs):\n    pass"
+        if "sync:figures" in tags:  # no pictures: only the figures' numbers matter
+            quiet = "def interactive_figure(*args, **kwargs):\n    pass\n\n\n"
+            quiet += "def show_figure(fig):\n    pass"
             sources.append(("", quiet, k))
     return sources
 

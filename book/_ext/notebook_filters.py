@@ -11,8 +11,11 @@ On `source-read` each chapter notebook is rewritten in memory (the file is untou
   mark scheme;
 - an opened fold says what closing it hides ("Hide the tests of Exercise 2.2", not
   myst-nb's "Hide code cell source");
-- the frames of interactive figures move out of the page into image files next to it,
-  loaded only when a control selects them, so a chapter stays light on first load.
+- the pictures of figures (normbook/figures.py's `show_figure`: laid out, and stacked
+  for a phone) and the frames of interactive figures move out of the page into image files
+  next to it, loaded only when they come into view or a control selects them, so a
+  chapter stays light on first load; a figure's picture takes its alt text from the
+  cell's metadata (mystnb.image.alt), as an image output would.
 
 After parsing, each interactive figure becomes a numbered figure of its own kind
 ("Interactive fig. 12.1", numbered within the chapter as Sphinx numbers figures), its
@@ -29,7 +32,7 @@ from pathlib import Path, PurePosixPath
 from docutils import nodes
 from sphinx.transforms import SphinxTransform
 
-from reader_copies import HIDDEN, MARKER
+from reader_copies import HIDDEN, MARKER, describe_figures
 
 EXERCISE = re.compile(r"^#{2,4} Exercise (\d+\.\d+)", re.M)
 HEADING = re.compile(r"^#{1,3} ", re.M)
@@ -179,21 +182,22 @@ class FrameWriter:
 
 
 def _externalize_frames(cell, writer):
+    describe_figures(cell)
     for output in cell.get("outputs", []):
-        html = output.get("data", {}).get("text/html")
-        if html is None:
+        text = output.get("data", {}).get("text/html")
+        if text is None:
             continue
-        html = html if isinstance(html, str) else "".join(html)
-        if 'class="interactive-figure"' not in html:
+        text = text if isinstance(text, str) else "".join(text)
+        if 'class="interactive-figure"' in text:
+            text = FRAMES.sub(
+                lambda m: m[1] + DATA_URL.sub(writer.url, m[2]) + m[3], text
+            )
+        elif 'class="figure-pair"' not in text:
             continue
-        html = FRAMES.sub(
-            lambda m: m.group(1) + DATA_URL.sub(writer.url, m.group(2)) + m.group(3),
-            html,
-        )
-        html = DATA_URL.sub(writer.url, html).replace(
+        text = DATA_URL.sub(writer.url, text).replace(
             "<img ", '<img loading="lazy" ', 1
         )
-        output["data"]["text/html"] = html
+        output["data"]["text/html"] = text
 
 
 def filter_notebook(app, docname, source):

@@ -35,6 +35,7 @@ nbgrader sources (and so the released assignments) with `converted_markdown`.
 """
 
 import copy
+import html
 import json
 import pickle
 import posixpath
@@ -340,6 +341,18 @@ def converted_markdown(notebook, targets, docname):
     return notebook
 
 
+def describe_figures(cell):
+    """Give the pictures of a cell's figures (normbook/figures.py's `show_figure`) the
+    alt text of the cell's metadata (mystnb.image.alt), as myst-nb gives an image."""
+    alt = cell.get("metadata", {}).get("mystnb", {}).get("image", {}).get("alt", "")
+    for output in cell.get("outputs", []):
+        text = output.get("data", {}).get("text/html")
+        text = text if text is None or isinstance(text, str) else "".join(text)
+        if text and 'class="figure-pair"' in text:
+            alt_text = f'alt="{html.escape(alt)}"'
+            output["data"]["text/html"] = text.replace('alt=""', alt_text, 1)
+
+
 def reader_copy(notebook, targets, docname, badge=None):
     """The reader copy of a chapter notebook (a dict in nbformat 4), the input untouched."""
     notebook = converted_markdown(notebook, targets, docname)
@@ -352,6 +365,7 @@ def reader_copy(notebook, targets, docname, badge=None):
             source = HIDDEN.sub("", source)
             lines = [line for line in source.split("\n") if not MARKER.match(line)]
             cell["source"] = "\n".join(lines).rstrip("\n")
+            describe_figures(cell)
             if cell["metadata"].get("nbgrader", {}).get("solution"):
                 cell["metadata"].setdefault("jupyter", {})["source_hidden"] = True
     return notebook

@@ -18,22 +18,6 @@
     }
   };
 
-  // Figures keep >= 9 px text on a phone: interactive-figure frames are drawn at 72 dpi
-  // (normbook/figures.py), so they are shown at 96 dpi like the static figures; on a
-  // narrow screen a figure keeps that size and scrolls sideways in its box (book.css).
-  const sizeFrames = () => {
-    document.querySelectorAll(".interactive-figure img[width]").forEach((img) => {
-      const width = Number(img.getAttribute("width"));
-      img.style.width = `${Math.round((width * 4) / 3)}px`;
-      if (!img.parentElement.classList.contains("figure-scroll")) {
-        const box = document.createElement("div");
-        box.className = "figure-scroll";
-        img.replaceWith(box);
-        box.appendChild(img);
-      }
-    });
-  };
-
   // A display equation wider than the column is set smaller, down to 0.6 of its size
   // (MathJax 3 does not break lines); what still does not fit scrolls (below).
   const SMALLEST_MATH = 0.6;
@@ -50,17 +34,14 @@
   // A box that scrolls sideways shows it (a shadow at the hidden side, book.css) and
   // can be scrolled with the keyboard (focusable, named).
   const scrollStops = () => {
-    document.querySelectorAll(
-      '.figure-scroll, .cell_output figure, .bd-article table, mjx-container[display="true"]'
-    ).forEach((box) => {
+    document.querySelectorAll('.bd-article table, mjx-container[display="true"]').forEach((box) => {
       const scrolls = box.scrollWidth > box.clientWidth + 1;
       box.classList.toggle("scrolls", scrolls);
       if (scrolls) {
         if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "0");
         if (!box.hasAttribute("aria-label") && box.tagName !== "TABLE") {
-          const what = box.tagName === "MJX-CONTAINER" ? "Equation" : "Figure";
           box.setAttribute("role", "region");
-          box.setAttribute("aria-label", `${what} (scrolls sideways)`);
+          box.setAttribute("aria-label", "Equation (scrolls sideways)");
         }
       }
     });
@@ -74,7 +55,6 @@
     document.readyState === "loading" ? document.addEventListener("DOMContentLoaded", f) : f();
   ready(() => {
     forwardToggles();
-    sizeFrames();
     fit();
     window.addEventListener("resize", fit);
     // MathJax typesets the equations after the page has loaded.
