@@ -31,7 +31,7 @@ import torch
 
 from measure import provenance
 from measure.gpt_at_scale import stdlib_text
-from normbook.gpt import DOC_MODULES, Corpus, module_docs, train, yardsticks
+from normbook.gpt import Corpus, doc_text, train, yardsticks
 
 ARMS = {  # chapter 12: what fills every norm's place
     "LayerNorm": dict(kind="ln"),
@@ -191,7 +191,7 @@ def main():
         text, what = stdlib_text(), "Python standard library source (gpt_at_scale.py)"
     else:  # the chapters' text; tiny: a slice of it, a check of the script
         device = "cpu"
-        text = "\n\n".join(module_docs(name) for name in DOC_MODULES)
+        text = doc_text()
         what = "docstrings of the standard library (normbook/gpt.py: DOC_MODULES)"
         if args.size == "tiny":
             text = text[:20_000]

@@ -29,7 +29,7 @@ from pathlib import Path
 import torch
 
 from measure import provenance
-from normbook.gpt import DOC_MODULES, Corpus, module_docs, train, yardsticks
+from normbook.gpt import Corpus, doc_text, train, yardsticks
 
 PLACEMENTS = {  # name: (placement, depth_scaled)
     "post": ("post", False),
@@ -47,7 +47,7 @@ MODEL = dict(d=32, n_heads=4, batch=16, context=32)  # chapter 08's, at every de
 
 
 def run(size, out, command):
-    text = "\n\n".join(module_docs(name) for name in DOC_MODULES)
+    text = doc_text()
     corpus = Corpus.of(text)
     result = {
         "environment": provenance.environment(command),

@@ -62,6 +62,12 @@ def module_docs(name):
     return "\n\n".join(inspect.cleandoc(doc) for doc in docs if doc)
 
 
+def doc_text():
+    """The chapters' training text: the docstrings of DOC_MODULES, as the chapters
+    join them."""
+    return "\n\n".join(module_docs(name) for name in DOC_MODULES)
+
+
 def ngram_counter(history, V, n):
     """Counts of the 1- ... n-grams of `history` (a 1-D tensor of symbols). Returns a
     function of a text `seq` that gives, for every position t of it, the counted

@@ -13,11 +13,10 @@ import torch
 
 import normbook.gpt
 from normbook.gpt import (
-    DOC_MODULES,
     GPT,
     Corpus,
+    doc_text,
     learning_rate,
-    module_docs,
     ngram_counter,
     ngram_loss,
     train,
@@ -467,7 +466,7 @@ def test_the_stored_depth_sweep_is_complete():
     assert lrs == [1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1] and seeds == list(range(9))
     check_depth_sweep(result, n_layers=12, models=len(lrs) * len(seeds))
     # its yardsticks are scored on the models' windows of its text (rescored so)
-    text = "\n\n".join(module_docs(name) for name in DOC_MODULES)
+    text = doc_text()
     assert hashlib.sha256(text.encode()).hexdigest() == result["text_sha256"]
     context = result["model"]["context"]
     assert result["yardsticks"] == yardsticks(Corpus.of(text), context)
@@ -507,7 +506,7 @@ def test_the_stored_sweeps_are_complete(part):
     result = json.loads((STORED / f"norm-sweeps-{part}.json").read_text())
     assert list(result["parts"]) == [part]
     check_sweeps(result, "chapter")
-    text = "\n\n".join(module_docs(name) for name in DOC_MODULES)
+    text = doc_text()
     assert hashlib.sha256(text.encode()).hexdigest() == result["corpus"]["sha256"]
     settings = result["parts"][part]
     corpus = Corpus.of(text)
